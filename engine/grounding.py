@@ -1,0 +1,145 @@
+"""Finding the bindings of an action schema without enumerating the full Cartesian product.
+
+The positive atoms of a precondition's top-level conjunction are joins: once some variables
+are bound, an index of known facts gives the few values the next variable can take. At
+grounding time the index holds the static facts; in lifted mode (when full grounding would be
+too large) it also holds the facts of the current state, so each state's applicable actions are
+found directly. Equalities and inequalities between parameters prune as early as possible.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from . import model as m
+from .parse import is_var
+
+
+class FactIndex:
+    """Facts grouped by predicate, with lazily built lookups by bound argument positions."""
+
+    def __init__(self, facts):
+        self.by_pred: dict[str, list[tuple]] = defaultdict(list)
+        for pred, args in facts:
+            self.by_pred[pred].append(args)
+        self._lookups: dict[tuple, dict] = {}
+
+    def values(self, pred: str, bound: tuple[tuple[int, str], ...], position: int) -> set | None:
+        """Values at `position` among facts of `pred` matching the bound (position, value) pairs."""
+        key = (pred, tuple(p for p, _ in bound), position)
+        table = self._lookups.get(key)
+        if table is None:
+            table = defaultdict(set)
+            for args in self.by_pred.get(pred, ()):
+                table[tuple(args[p] for p, _ in bound)].add(args[position])
+            self._lookups[key] = table
+        return table.get(tuple(v for _, v in bound), set())
+
+    def contains(self, pred: str, args: tuple) -> bool:
+        key = (pred, "all")
+        table = self._lookups.get(key)
+        if table is None:
+            table = self._lookups[key] = set(map(tuple, self.by_pred.get(pred, ())))
+        return args in table
+
+
+def top_conjuncts(formula) -> list:
+    """The conjuncts of a formula's top-level 'and' (the formula itself otherwise)."""
+    if isinstance(formula, m.And):
+        out = []
+        for part in formula.parts:
+            out.extend(top_conjuncts(part))
+        return out
+    return [formula]
+
+
+class Binder:
+    """Enumerates the bindings of `params` that satisfy the join atoms over a FactIndex."""
+
+    def __init__(self, params: m.Params, precondition, join_preds: set[str]):
+        self.params = params
+        conjuncts = top_conjuncts(precondition)
+        self.atoms = [c for c in conjuncts if isinstance(c, m.Atom) and c.pred in join_preds]
+        self.distinct = []  # pairs of terms that must differ
+        self.equal = []
+        for c in conjuncts:
+            if isinstance(c, m.Not) and isinstance(c.part, m.Equal):
+                self.distinct.append((c.part.left, c.part.right))
+            elif isinstance(c, m.Equal):
+                self.equal.append((c.left, c.right))
+        self.order = self._order()
+
+    def _order(self) -> list[str]:
+        """Bind first the variables most constrained by atoms over already bound variables."""
+        remaining = [v for v, _ in self.params]
+        order: list[str] = []
+        while remaining:
+            bound = set(order)
+
+            def score(var):
+                links = sum(1 for a in self.atoms if var in a.args and all(not is_var(x) or x in bound or x == var for x in a.args))
+                touches = sum(1 for a in self.atoms if var in a.args)
+                return (-links, -touches, remaining.index(var))
+            best = min(remaining, key=score)
+            order.append(best)
+            remaining.remove(best)
+        return order
+
+    def bindings(self, index: FactIndex, domains: dict[str, list[str]], limit: int | None = None):
+        """Yield dicts var -> object. `domains` gives each variable's candidate objects by type."""
+        order = self.order
+        atoms_for = {}
+        checks_for = {}
+        for i, var in enumerate(order):
+            bound = set(order[: i + 1])
+            atoms_for[var] = [a for a in self.atoms if var in a.args and all(not is_var(x) or x in bound for x in a.args)]
+            checks_for[var] = [(x, y) for x, y in self.distinct if var in (x, y) and all(not is_var(t) or t in bound for t in (x, y))]
+        eq_for = {var: [(x, y) for x, y in self.equal if var in (x, y) and all(not is_var(t) or t in set(order[: i + 1]) for t in (x, y))]
+                  for i, var in enumerate(order)}
+        count = 0
+        binding: dict[str, str] = {}
+
+        def candidates(var):
+            allowed = domains[var]
+            best = None
+            for atom in atoms_for[var]:
+                positions = [p for p, x in enumerate(atom.args) if x == var]
+                bound = tuple((p, binding.get(x, x)) for p, x in enumerate(atom.args) if x != var)
+                values = index.values(atom.pred, bound, positions[0])
+                if len(positions) > 1:  # same variable twice in one atom
+                    values = {v for v in values if index.contains(atom.pred, tuple(v if x == var else binding.get(x, x) for x in atom.args))}
+                best = values if best is None else best & values
+                if not best:
+                    return ()
+            if best is None:
+                return allowed
+            allowed_set = domains.get(("set", var))
+            return [o for o in allowed if o in best] if len(best) * 4 > len(allowed) else sorted(o for o in best if o in allowed_set)
+
+        def extend(i):
+            nonlocal count
+            if i == len(order):
+                count += 1
+                yield dict(binding)
+                return
+            var = order[i]
+            for obj in candidates(var):
+                binding[var] = obj
+                if any(binding.get(x, x) == binding.get(y, y) for x, y in checks_for[var]):
+                    continue
+                if any(binding.get(x, x) != binding.get(y, y) for x, y in eq_for[var]):
+                    continue
+                yield from extend(i + 1)
+                if limit is not None and count >= limit:
+                    return
+            binding.pop(var, None)
+
+        yield from extend(0)
+
+
+def candidate_domains(params: m.Params, objects_of) -> dict:
+    domains = {}
+    for var, typ in params:
+        objs = objects_of(typ)
+        domains[var] = objs
+        domains[("set", var)] = set(objs)
+    return domains

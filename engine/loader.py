@@ -1,0 +1,400 @@
+"""Loading domains and problems: schema validation, then the semantic parse, then the model.
+
+`load_domain` and `load_problem` accept a path (JSON or YAML) or already-parsed data. Problems
+name their domain by a path relative to the problem file or by the name of a shipped domain.
+Domains are cached per file, so a run over hundreds of problems parses its domain once.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from . import model as m
+from .errors import Collector, Diagnostic, ModelError, did_you_mean, pointer
+from .files import check_plain_data, read_data
+from .parse import Parser, _Scope, is_var
+from .paths import DOMAINS_DIR
+
+SCHEMA_DIR = Path(__file__).parent / "schema"
+LANGUAGE_VERSION = "1"
+
+
+@functools.lru_cache(maxsize=None)
+def _validators():
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    schemas = {name: json.loads((SCHEMA_DIR / name).read_text()) for name in ("domain.schema.json", "problem.schema.json")}
+    registry = Registry()
+    for name, schema in schemas.items():
+        resource = Resource.from_contents(schema)
+        registry = registry.with_resources([(schema["$id"], resource), (name, resource)])
+    return {name.split(".")[0]: Draft202012Validator(schema, registry=registry) for name, schema in schemas.items()}
+
+
+def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
+    """Structural errors against the shipped JSON Schema, one per offending place."""
+    validator = _validators()[kind]
+    out = []
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        where = pointer(error.absolute_path)
+        hint = None
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = list(error.schema.get("properties", {}))
+            extras = [k for k in error.instance if k not in allowed]
+            if extras:
+                hint = did_you_mean(extras[0], allowed) or f"allowed keys: {', '.join(allowed)}"
+                out.append(Diagnostic(file, pointer(list(error.absolute_path) + [extras[0]]), f"unknown key '{extras[0]}'", hint))
+                continue
+        if error.validator == "const" and list(error.absolute_path) == ["groundplan"]:
+            hint = f'this version reads language version "{LANGUAGE_VERSION}": set "groundplan": "{LANGUAGE_VERSION}"'
+        if error.validator == "required":
+            hint = "add the missing key"
+        out.append(Diagnostic(file, where, error.message if len(error.message) < 200 else error.message[:197] + "...", hint))
+    return out
+
+
+def _read(source, kind: str) -> tuple[Any, str, Path | None]:
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        return read_data(path), str(path), path
+    check_plain_data(source, f"<{kind}>")
+    return source, f"<{kind}>", None
+
+
+# ============================================================== domains
+def load_domain(source) -> m.Domain:
+    """A validated Domain from a path or from data; raises ModelError listing every problem."""
+    if isinstance(source, (str, Path)):
+        path = Path(source).resolve()
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        return _load_domain_cached(str(path), stamp, str(source))
+    data, file, _ = _read(source, "domain")
+    return _build_domain(data, file)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_domain_cached(path: str, stamp, shown: str) -> m.Domain:
+    data = read_data(path)
+    return _build_domain(data, shown)
+
+
+def _build_domain(data, file: str) -> m.Domain:
+    if not isinstance(data, dict):
+        raise ModelError([Diagnostic(file, "", "a domain is a JSON object", 'start from {"groundplan": "1", "name": ...}')])
+    errors = schema_errors(data, "domain", file)
+    if errors:
+        raise ModelError(errors)
+    c = Collector(file)
+    p = Parser(c)
+    _parse_types(data.get("types", {}), p, c)
+    constants = {}
+    for name, typ in data.get("constants", {}).items():
+        p.check_type(["constants", name], typ)
+        constants[name] = typ
+    for name, spec in data.get("settings", {}).items():
+        p.settings[name] = spec["default"]
+        if "allowed" in spec and spec["default"] not in spec["allowed"]:
+            c.error(["settings", name, "default"], "default is not among the allowed values")
+    scope0 = _Scope({}, constants)
+
+    for name, spec in data.get("predicates", {}).items():
+        path = ["predicates", name]
+        params = p.params(spec.get("parameters"), path + ["parameters"])
+        names = [v for v, _ in params]
+        text = p.text(spec.get("text"), path + ["text"], names)
+        describe = {}
+        for var, t in spec.get("describe", {}).items():
+            if var not in names:
+                c.unknown(path + ["describe", var], "parameter", var, names)
+            describe[var] = p.text(t, path + ["describe", var], names)
+        p.predicates[name] = m.PredicateDef(name, params, text, describe, spec.get("hidden", False))
+    for name, spec in data.get("fluents", {}).items():
+        path = ["fluents", name]
+        if name in p.predicates:
+            c.error(path, f"'{name}' is already a predicate", "give the fluent another name")
+        params = p.params(spec.get("parameters"), path + ["parameters"])
+        text = p.text(spec.get("text"), path + ["text"], [v for v, _ in params] + ["value"])
+        p.fluents[name] = m.FluentDef(name, params, spec.get("kind", "int"), spec.get("default", 0), text, spec.get("hidden", False))
+    raw_derived = data.get("derived", {})
+    for name, spec in raw_derived.items():  # register first: derived predicates may refer to each other
+        path = ["derived", name]
+        if name in p.predicates or name in p.fluents:
+            c.error(path, f"'{name}' is already declared as a predicate or fluent")
+        params = p.params(spec.get("parameters"), path + ["parameters"])
+        p.derived[name] = m.DerivedDef(name, params, m.Const(False), spec.get("text"), spec.get("hidden", False))
+    for name, spec in data.get("timers", {}).items():
+        p.timers_params[name] = p.params(spec.get("parameters"), ["timers", name, "parameters"])
+    for name, spec in raw_derived.items():
+        path = ["derived", name]
+        d = p.derived[name]
+        formula = p.formula(spec["formula"], path + ["formula"], scope0.extend(d.params))
+        text = p.text(spec.get("text"), path + ["text"], [v for v, _ in d.params])
+        p.derived[name] = m.DerivedDef(name, d.params, formula, text, d.hidden)
+
+    agents = None
+    if "agents" in data:
+        agents = _parse_agents(data["agents"], ["agents"], p, c, constants)
+
+    actions = {}
+    for name, spec in data.get("actions", {}).items():
+        path = ["actions", name]
+        params = p.params(spec.get("parameters"), path + ["parameters"])
+        scope = scope0.extend(params)
+        names = [v for v, _ in params]
+        actor = spec.get("actor")
+        if actor is not None and actor not in names:
+            c.unknown(path + ["actor"], "parameter", actor, names, "the actor must be one of the action's parameters")
+        elif actor is not None and agents and not p.compatible(dict(params)[actor], agents.type):
+            c.error(path + ["actor"], f"the actor {actor} is a {dict(params)[actor]}, not an agent of type {agents.type}")
+        precondition = p.formula(spec.get("precondition", True), path + ["precondition"], scope)
+        effects = p.effects(spec.get("effect"), path + ["effect"], scope)
+        cost = p.expression(spec.get("cost", 1), path + ["cost"], scope)
+        text = p.text(spec.get("text"), path + ["text"], names)
+        actions[name] = m.ActionSchema(name, params, precondition, effects, cost, text, actor, tuple(spec.get("aliases", ())))
+
+    timers = {}
+    for name, spec in data.get("timers", {}).items():
+        path = ["timers", name]
+        params = p.timers_params[name]
+        scope = scope0.extend(params)
+        timers[name] = m.TimerDef(
+            name, params,
+            duration=p.expression(spec["duration"], path + ["duration"], scope),
+            condition=p.formula(spec.get("while", True), path + ["while"], scope),
+            running=p.effects(spec.get("running"), path + ["running"], scope),
+            paused=p.effects(spec.get("paused"), path + ["paused"], scope),
+            done=p.effects(spec.get("done"), path + ["done"], scope),
+            restart=spec.get("restart", "keep"),
+            text=p.text(spec.get("text"), path + ["text"], [v for v, _ in params]),
+        )
+
+    invariants = []
+    for i, spec in enumerate(data.get("invariants", [])):
+        invariants.append(m.Invariant(spec["name"], p.formula(spec["formula"], ["invariants", i, "formula"], scope0), spec.get("text")))
+
+    strata = _stratify(p.derived, c)
+    render = dict(data.get("render", {}))
+    for typ in render.get("type_names", {}):
+        p.check_type(["render", "type_names", typ], typ)
+    c.raise_if_any()
+    return m.Domain(
+        name=data["name"], file=file, types=dict(p.types), constants=constants, settings=dict(p.settings),
+        predicates=p.predicates, fluents=p.fluents, derived=p.derived, actions=actions, timers=timers,
+        invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
+        render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
+        derived_strata=strata, raw=data,
+    )
+
+
+def _parse_types(raw: dict, p: Parser, c: Collector) -> None:
+    for name, parent in raw.items():
+        if name == "object":
+            c.error(["types", name], "'object' is the root type and has no parent", "remove this entry")
+            continue
+        p.types[name] = parent
+    for name, parent in raw.items():
+        if name != "object" and parent not in p.types:
+            c.unknown(["types", name], "parent type", parent, p.types, "declare it under 'types' or use 'object'")
+    for name in raw:
+        seen = []
+        t = name
+        while t is not None and t in p.types:
+            if t in seen:
+                c.error(["types", name], f"cyclic type hierarchy: {' -> '.join(seen + [t])}", "make one of them a child of 'object'")
+                p.types[name] = "object"
+                break
+            seen.append(t)
+            t = p.types.get(t)
+
+
+def _parse_agents(raw, path, p: Parser, c: Collector, objects) -> m.Agents | None:
+    typ = raw.get("type")
+    if typ is None:
+        c.error(path, "agents need a 'type': the type whose objects are the players")
+        return None
+    p.check_type(path + ["type"], typ)
+    order = tuple(raw.get("order", ()))
+    for i, name in enumerate(order):
+        if name not in objects:
+            c.unknown(path + ["order", i], "agent", name, objects)
+    return m.Agents(typ, raw.get("mode", "turns"), order)
+
+
+def _stratify(derived: dict[str, m.DerivedDef], c: Collector) -> list[list[str]]:
+    """Strata for derived predicates: negation only on lower strata (recursion through 'and' is fine)."""
+    deps: dict[str, list[tuple[str, bool]]] = {name: [] for name in derived}
+
+    def walk(f, name, positive):
+        if isinstance(f, m.Atom):
+            if f.pred in derived:
+                deps[name].append((f.pred, positive))
+        elif isinstance(f, (m.And, m.Or)):
+            for x in f.parts:
+                walk(x, name, positive)
+        elif isinstance(f, m.Not):
+            walk(f.part, name, not positive)
+        elif isinstance(f, m.Imply):
+            walk(f.condition, name, not positive)
+            walk(f.consequence, name, positive)
+        elif isinstance(f, m.Quantified):
+            walk(f.body, name, positive)
+        elif isinstance(f, m.Compare):
+            for x in (f.left, f.right):
+                _walk_expr(x, lambda g: walk(g, name, False))
+
+    for name, d in derived.items():
+        walk(d.formula, name, True)
+    level = {name: 0 for name in derived}
+    for _ in range(len(derived) + 1):
+        changed = False
+        for name, edges in deps.items():
+            for dep, positive in edges:
+                need = level[dep] + (0 if positive else 1)
+                if need > level[name]:
+                    level[name] = need
+                    changed = True
+        if not changed:
+            break
+    else:
+        bad = sorted(n for n in derived if level[n] > len(derived))
+        c.error(["derived", bad[0] if bad else ""], "derived predicates depend on themselves through negation",
+                "rewrite so a predicate never depends negatively on itself")
+        return [sorted(derived)]
+    strata: dict[int, list[str]] = {}
+    for name, lv in level.items():
+        strata.setdefault(lv, []).append(name)
+    return [sorted(strata[k]) for k in sorted(strata)]
+
+
+def _walk_expr(e, on_formula):
+    if isinstance(e, m.Arith):
+        for x in e.parts:
+            _walk_expr(x, on_formula)
+    elif isinstance(e, m.IfExpr):
+        on_formula(e.condition)
+        _walk_expr(e.then, on_formula)
+        _walk_expr(e.otherwise, on_formula)
+    elif isinstance(e, m.Count):
+        on_formula(e.body)
+
+
+# ============================================================== problems
+def resolve_domain_reference(reference: str, problem_path: Path | None) -> Path | None:
+    """A domain named by path (relative to the problem) or by the name of a shipped domain."""
+    candidates = []
+    if problem_path is not None:
+        candidates.append((problem_path.parent / reference))
+    candidates.append(Path(reference))
+    candidates.append(DOMAINS_DIR / reference / "domain.json")
+    for path in candidates:
+        if path.is_file():
+            return path
+        if path.is_dir() and (path / "domain.json").is_file():
+            return path / "domain.json"
+    return None
+
+
+def shipped_domains() -> list[str]:
+    return sorted(d.name for d in DOMAINS_DIR.iterdir() if (d / "domain.json").is_file()) if DOMAINS_DIR.is_dir() else []
+
+
+def load_problem(source, domain: m.Domain | None = None) -> m.Problem:
+    """A validated Problem (with its Domain) from a path or from data."""
+    data, file, path = _read(source, "problem")
+    return build_problem(data, file, path, domain)
+
+
+def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = None) -> m.Problem:
+    if not isinstance(data, dict):
+        raise ModelError([Diagnostic(file, "", "a problem is a JSON object", 'start from {"groundplan": "1", "name": ..., "domain": ...}')])
+    errors = schema_errors(data, "problem", file)
+    if errors:
+        raise ModelError(errors)
+    if domain is None:
+        domain_path = resolve_domain_reference(data["domain"], path)
+        if domain_path is None:
+            hint = did_you_mean(data["domain"], shipped_domains()) or \
+                "give a path relative to the problem file, or one of: " + ", ".join(shipped_domains())
+            raise ModelError([Diagnostic(file, "/domain", f"domain '{data['domain']}' not found", hint)])
+        domain = load_domain(domain_path)
+    c = Collector(file)
+    p = Parser(c)
+    p.types = dict(domain.types)
+    p.predicates = dict(domain.predicates)
+    p.fluents = dict(domain.fluents)
+    p.derived = dict(domain.derived)
+    p.settings = dict(domain.settings)
+    objects = dict(domain.constants)
+    for name, typ in data.get("objects", {}).items():
+        if name in domain.constants:
+            c.error(["objects", name], f"'{name}' is already a constant of the domain", "remove it from 'objects'")
+        p.check_type(["objects", name], typ)
+        objects[name] = typ
+    scope = _Scope({}, objects)
+    init = []
+    seen = set()
+    for i, raw in enumerate(data.get("init", [])):
+        atom = p.atom(raw, ["init", i], scope)
+        if atom.pred in domain.derived:
+            c.error(["init", i, 0], f"'{atom.pred}' is derived: it cannot be set in init", "set the predicates it is derived from")
+        if any(is_var(a) for a in atom.args):
+            c.error(["init", i], "init facts are ground: no ?variables")
+        _check_ground_types(atom.args, domain.predicates.get(atom.pred), objects, p, c, ["init", i])
+        key = (atom.pred, atom.args)
+        if key not in seen:
+            seen.add(key)
+            init.append(key)
+    values = []
+    for i, (term, value) in enumerate(data.get("values", [])):
+        e = p.expression(term, ["values", i, 0], scope)
+        if isinstance(e, m.FluentTerm):
+            if any(is_var(a) for a in e.args):
+                c.error(["values", i, 0], "values are ground: no ?variables")
+            if domain.fluents[e.name].kind == "int" and value != int(value):
+                c.error(["values", i, 1], f"{e.name} is an int fluent, got {value}")
+            values.append(((e.name, e.args), value))
+    settings = dict(domain.settings)
+    for name, value in data.get("settings", {}).items():
+        if name not in domain.settings:
+            c.unknown(["settings", name], "setting", name, domain.settings, "settings must be declared by the domain")
+            continue
+        default = domain.settings[name]
+        if isinstance(default, bool) != isinstance(value, bool):
+            c.error(["settings", name], f"setting '{name}' is {'a boolean' if isinstance(default, bool) else 'a number'}")
+        allowed = domain.raw.get("settings", {}).get(name, {}).get("allowed")
+        if allowed is not None and value not in allowed:
+            c.error(["settings", name], f"{value!r} is not allowed for '{name}'", f"allowed: {allowed}")
+        settings[name] = value
+    goal = p.goal(data["goal"], ["goal"], scope)
+    agents = domain.agents
+    if "agents" in data:
+        if domain.agents is None:
+            c.error(["agents"], "the domain declares no agents", "declare 'agents' in the domain first")
+        else:
+            raw = {"type": domain.agents.type, **data["agents"]}
+            agents = _parse_agents(raw, ["agents"], p, c, objects)
+    if agents is not None:
+        for i, name in enumerate(agents.order):
+            if name in objects and not domain.is_subtype(objects[name], agents.type):
+                c.error(["agents", "order", i], f"'{name}' is a {objects[name]}, not a {agents.type}")
+    c.raise_if_any()
+    return m.Problem(
+        name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,
+        settings=settings, goal=goal, goal_text=data.get("goal_text", ""), agents=agents,
+        max_steps=data.get("max_steps"), optimal=data.get("optimal"), description=data.get("description", ""),
+        metadata=data.get("metadata", {}), raw=data,
+    )
+
+
+def _check_ground_types(args, pred: m.PredicateDef | None, objects, p: Parser, c: Collector, path) -> None:
+    if pred is None or len(args) != len(pred.params):
+        return
+    for i, (arg, (_, typ)) in enumerate(zip(args, pred.params)):
+        if arg in objects and not p.is_subtype(objects[arg], typ):
+            c.error(path + [i + 1], f"type mismatch: {arg} is a {objects[arg]}, {pred.name} needs a {typ}")

@@ -1,0 +1,397 @@
+"""From plain JSON data to the lifted model, with every semantic check the schema cannot do.
+
+The parser walks the data keeping the JSON path, so each diagnostic carries a pointer: unknown
+predicates, types, objects, settings and timers (with "did you mean"), wrong arity, unbound
+variables, type mismatches, cyclic type hierarchies and unstratified derived predicates.
+It never raises on bad input until the whole file is walked; then it raises one ModelError.
+"""
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from . import model as m
+from .errors import Collector
+
+COMPARISONS = {"<", "<=", ">", ">=", "!="}
+ARITH = {"+", "-", "*", "/", "min", "max"}
+FORMULA_KEYS = {"and", "or", "not", "imply", "exists", "forall", "=", "setting"} | COMPARISONS
+EXPR_KEYS = ARITH | {"abs", "setting", "if", "count"}
+EFFECT_KEYS = {"add", "del", "assign", "increase", "decrease", "when", "forall", "start", "stop", "create"}
+GOAL_KEYS = {"all", "sequence", "eventually", "always"}
+RESERVED_OBJECT_NAMES = {"object"}
+
+
+def is_var(term) -> bool:
+    return isinstance(term, str) and term.startswith("?")
+
+
+def template_fields(text: str) -> list[str]:
+    """Names used as {name} in a text template ('{{' escapes a brace)."""
+    try:
+        return [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+    except ValueError:
+        return ["{"]
+
+
+class _Scope:
+    """Variables in scope with their types, and the objects and constants a term may name."""
+
+    def __init__(self, variables: dict[str, str], objects: dict[str, str]):
+        self.variables = variables
+        self.objects = objects
+
+    def extend(self, params) -> "_Scope":
+        return _Scope({**self.variables, **dict(params)}, self.objects)
+
+
+class Parser:
+    """Parses one domain (and then problems of it) reporting into a Collector."""
+
+    def __init__(self, collector: Collector):
+        self.c = collector
+        self.types: dict[str, str | None] = {"object": None}
+        self.predicates: dict[str, m.PredicateDef] = {}
+        self.fluents: dict[str, m.FluentDef] = {}
+        self.derived: dict[str, m.DerivedDef] = {}
+        self.timers_params: dict[str, m.Params] = {}
+        self.settings: dict[str, Any] = {}
+
+    # ------------------------------------------------------------ helpers
+    def is_subtype(self, child: str, parent: str) -> bool:
+        seen = set()
+        while child is not None and child not in seen:
+            if child == parent:
+                return True
+            seen.add(child)
+            child = self.types.get(child)
+        return False
+
+    def compatible(self, actual: str, expected: str) -> bool:
+        """A term of type `actual` may fill a slot of type `expected` (may-match, not disjoint)."""
+        return self.is_subtype(actual, expected) or self.is_subtype(expected, actual)
+
+    def check_type(self, path, name) -> bool:
+        if name not in self.types:
+            self.c.unknown(path, "type", name, self.types, "declare it under 'types'")
+            return False
+        return True
+
+    def params(self, raw, path) -> m.Params:
+        if raw is None:
+            return ()
+        out = []
+        seen = set()
+        for i, pair in enumerate(raw):
+            var, typ = pair
+            if var in seen:
+                self.c.error(path + [i, 0], f"parameter {var} is declared twice")
+            seen.add(var)
+            self.check_type(path + [i, 1], typ)
+            out.append((var, typ))
+        return tuple(out)
+
+    def text(self, text, path, names):
+        if text is None:
+            return None
+        known = {n.lstrip("?") for n in names}
+        for field_name in template_fields(text):
+            if field_name == "{":
+                self.c.error(path, "unbalanced brace in text template", "write {{ or }} for a literal brace")
+            elif field_name not in known:
+                self.c.unknown(path, "template field", "{" + field_name + "}", ["{" + k + "}" for k in known],
+                               f"the fields here are {', '.join('{'+k+'}' for k in sorted(known)) or 'none'}")
+        return text
+
+    # ------------------------------------------------------------ terms
+    def term(self, term, path, scope: _Scope, expected: str | None) -> str:
+        if not isinstance(term, str):
+            self.c.error(path, f"expected an object or a ?variable, got {term!r}")
+            return "?"
+        if is_var(term):
+            if term not in scope.variables:
+                self.c.error(path, f"unbound variable {term}",
+                             _hint_var(term, scope.variables))
+                return term
+            actual = scope.variables[term]
+        else:
+            if term not in scope.objects:
+                self.c.unknown(path, "object", term, scope.objects, "declare it under 'objects' or 'constants'")
+                return term
+            actual = scope.objects[term]
+        if expected and actual in self.types and expected in self.types and not self.compatible(actual, expected):
+            self.c.error(path, f"type mismatch: {term} is a {actual}, this place needs a {expected}")
+        return term
+
+    def args(self, raw_args, path, scope, params: m.Params, what: str) -> tuple[str, ...]:
+        if len(raw_args) != len(params):
+            self.c.error(path, f"{what} takes {len(params)} argument(s), got {len(raw_args)}",
+                         f"signature: {what}({', '.join(v + ' - ' + t for v, t in params)})")
+            return tuple(a if isinstance(a, str) else "?" for a in raw_args)
+        return tuple(self.term(a, path + [i + 1], scope, params[i][1]) for i, a in enumerate(raw_args))
+
+    # ------------------------------------------------------------ formulas
+    def atom(self, raw, path, scope) -> m.Atom:
+        if not raw or not isinstance(raw[0], str):
+            self.c.error(path, "an atom is a list [predicate, arg, ...]")
+            return m.Atom("?", ())
+        name = raw[0]
+        if name in self.predicates:
+            params = self.predicates[name].params
+        elif name in self.derived:
+            params = self.derived[name].params
+        else:
+            known = list(self.predicates) + list(self.derived)
+            hint = None
+            if name in self.fluents:
+                hint = f"'{name}' is a numeric fluent: compare it, e.g. {{\">=\": [[\"{name}\", ...], 1]}}"
+            self.c.unknown(path + [0], "predicate", name, known, hint)
+            return m.Atom(name, tuple(a for a in raw[1:] if isinstance(a, str)))
+        return m.Atom(name, self.args(raw[1:], path, scope, params, name))
+
+    def formula(self, raw, path, scope: _Scope):
+        if isinstance(raw, bool):
+            return m.Const(raw)
+        if isinstance(raw, list):
+            return self.atom(raw, path, scope)
+        if not isinstance(raw, dict) or not raw:
+            self.c.error(path, f"expected a formula (an atom list, true/false or an operator object), got {_short(raw)}")
+            return m.Const(False)
+        keys = set(raw)
+        op = next((k for k in raw if k in FORMULA_KEYS), None)
+        if op is None:
+            bad = next(iter(raw))
+            self.c.unknown(path + [bad], "formula operator", bad, FORMULA_KEYS)
+            return m.Const(False)
+        if op in ("exists", "forall"):
+            extra = keys - {op, "formula"}
+            if extra or "formula" not in raw:
+                self.c.error(path, f"'{op}' takes the keys '{op}' (parameters) and 'formula'",
+                             'e.g. {"exists": [["?z", "block"]], "formula": ["on", "?z", "?x"]}')
+                return m.Const(False)
+            params = self._list_params(raw[op], path + [op])
+            return m.Quantified(op, params, self.formula(raw["formula"], path + ["formula"], scope.extend(params)))
+        if len(keys) != 1:
+            self.c.error(path, f"an operator object has one key, found {sorted(keys)}")
+            return m.Const(False)
+        arg = raw[op]
+        p = path + [op]
+        if op in ("and", "or"):
+            if not isinstance(arg, list):
+                self.c.error(p, f"'{op}' takes a list of formulas")
+                return m.Const(False)
+            parts = tuple(self.formula(x, p + [i], scope) for i, x in enumerate(arg))
+            return m.And(parts) if op == "and" else m.Or(parts)
+        if op == "not":
+            return m.Not(self.formula(arg, p, scope))
+        if op == "imply":
+            if not (isinstance(arg, list) and len(arg) == 2):
+                self.c.error(p, "'imply' takes [condition, consequence]")
+                return m.Const(False)
+            return m.Imply(self.formula(arg[0], p + [0], scope), self.formula(arg[1], p + [1], scope))
+        if op == "setting":
+            self._setting(arg, p)
+            return m.SettingTest(arg if isinstance(arg, str) else "?")
+        # "=" and comparisons
+        if not (isinstance(arg, list) and len(arg) == 2):
+            self.c.error(p, f"'{op}' takes two operands [left, right]")
+            return m.Const(False)
+        left, right = arg
+        if op in ("=", "!=") and _is_object_term(left) and _is_object_term(right):
+            lt = self.term(left, p + [0], scope, None)
+            rt = self.term(right, p + [1], scope, None)
+            eq = m.Equal(lt, rt)
+            return eq if op == "=" else m.Not(eq)
+        return m.Compare(op, self.expression(left, p + [0], scope), self.expression(right, p + [1], scope))
+
+    def _list_params(self, raw, path) -> m.Params:
+        if not (isinstance(raw, list) and all(isinstance(x, list) and len(x) == 2 and all(isinstance(y, str) for y in x) for x in raw)):
+            self.c.error(path, 'parameters are a list of ["?var", "type"] pairs')
+            return ()
+        for i, (var, _) in enumerate(raw):
+            if not is_var(var):
+                self.c.error(path + [i, 0], f"a variable must start with '?': {var}", f"write ?{var}")
+        return self.params(raw, path)
+
+    def _setting(self, name, path):
+        if not isinstance(name, str) or name not in self.settings:
+            self.c.unknown(path, "setting", name, self.settings, "declare it under 'settings' in the domain")
+
+    # ------------------------------------------------------------ expressions
+    def expression(self, raw, path, scope):
+        if isinstance(raw, bool):
+            self.c.error(path, "expected a number or numeric expression, got a boolean")
+            return m.Num(0)
+        if isinstance(raw, (int, float)):
+            return m.Num(raw)
+        if isinstance(raw, list):
+            if not raw or not isinstance(raw[0], str):
+                self.c.error(path, "a fluent term is a list [fluent, arg, ...]")
+                return m.Num(0)
+            name = raw[0]
+            if name not in self.fluents:
+                hint = None
+                if name in self.predicates:
+                    hint = f"'{name}' is a predicate, not a numeric fluent"
+                self.c.unknown(path + [0], "fluent", name, self.fluents, hint)
+                return m.Num(0)
+            return m.FluentTerm(name, self.args(raw[1:], path, scope, self.fluents[name].params, name))
+        if isinstance(raw, str):
+            self.c.error(path, f"expected a number or numeric expression, got the string '{raw}'",
+                         f'a fluent is written as a list: ["{raw}", ...]')
+            return m.Num(0)
+        if not isinstance(raw, dict) or not raw:
+            self.c.error(path, f"expected a numeric expression, got {_short(raw)}")
+            return m.Num(0)
+        op = next((k for k in raw if k in EXPR_KEYS), None)
+        if op is None:
+            bad = next(iter(raw))
+            self.c.unknown(path + [bad], "expression operator", bad, EXPR_KEYS)
+            return m.Num(0)
+        p = path + [op]
+        if op == "count":
+            if set(raw) != {"count", "formula"}:
+                self.c.error(path, "'count' takes the keys 'count' (parameters) and 'formula'")
+                return m.Num(0)
+            params = self._list_params(raw["count"], p)
+            return m.Count(params, self.formula(raw["formula"], path + ["formula"], scope.extend(params)))
+        if op == "if":
+            if set(raw) != {"if", "then", "else"}:
+                self.c.error(path, "'if' takes the keys 'if', 'then' and 'else'")
+                return m.Num(0)
+            return m.IfExpr(self.formula(raw["if"], p, scope), self.expression(raw["then"], path + ["then"], scope),
+                            self.expression(raw["else"], path + ["else"], scope))
+        if len(raw) != 1:
+            self.c.error(path, f"an operator object has one key, found {sorted(raw)}")
+            return m.Num(0)
+        arg = raw[op]
+        if op == "setting":
+            self._setting(arg, p)
+            return m.SettingValue(arg if isinstance(arg, str) else "?")
+        if op == "abs":
+            return m.Arith("abs", (self.expression(arg, p, scope),))
+        if not isinstance(arg, list) or len(arg) < (1 if op in ("min", "max", "+", "*") else 2):
+            self.c.error(p, f"'{op}' takes a list of operands")
+            return m.Num(0)
+        if op in ("-", "/") and len(arg) != 2:
+            self.c.error(p, f"'{op}' takes exactly two operands")
+            return m.Num(0)
+        return m.Arith(op, tuple(self.expression(x, p + [i], scope) for i, x in enumerate(arg)))
+
+    # ------------------------------------------------------------ effects
+    def effects(self, raw, path, scope) -> tuple:
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            self.c.error(path, "effects are a list of effect objects")
+            return ()
+        return tuple(e for i, x in enumerate(raw) if (e := self.effect(x, path + [i], scope)) is not None)
+
+    def effect(self, raw, path, scope):
+        if not isinstance(raw, dict) or not raw:
+            self.c.error(path, f"expected an effect object, got {_short(raw)}")
+            return None
+        op = next((k for k in raw if k in EFFECT_KEYS), None)
+        if op is None:
+            bad = next(iter(raw))
+            self.c.unknown(path + [bad], "effect", bad, EFFECT_KEYS)
+            return None
+        allowed = {"add": {"add"}, "del": {"del"}, "assign": {"assign"}, "increase": {"increase"},
+                   "decrease": {"decrease"}, "when": {"when", "then", "else"}, "forall": {"forall", "effect"},
+                   "start": {"start"}, "stop": {"stop"}, "create": {"create", "name", "effect"}}[op]
+        extra = set(raw) - allowed
+        if extra:
+            bad = sorted(extra)[0]
+            self.c.unknown(path + [bad], f"key in a '{op}' effect", bad, allowed)
+            return None
+        p = path + [op]
+        arg = raw[op]
+        if op in ("add", "del"):
+            if not isinstance(arg, list):
+                self.c.error(p, f"'{op}' takes an atom [predicate, args...]")
+                return None
+            atom = self.atom(arg, p, scope)
+            if atom.pred in self.derived:
+                self.c.error(p + [0], f"'{atom.pred}' is derived and cannot be changed by an effect",
+                             "change the predicates it is derived from")
+            return m.Add(atom) if op == "add" else m.Delete(atom)
+        if op in ("assign", "increase", "decrease"):
+            if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], list)):
+                self.c.error(p, f"'{op}' takes [[fluent, args...], expression]")
+                return None
+            target = self.expression(arg[0], p + [0], scope)
+            if not isinstance(target, m.FluentTerm):
+                return None
+            return m.Update(op, target, self.expression(arg[1], p + [1], scope))
+        if op == "when":
+            if "then" not in raw:
+                self.c.error(path, "'when' needs 'then' (and may have 'else')")
+                return None
+            return m.When(self.formula(arg, p, scope), self.effects(raw["then"], path + ["then"], scope),
+                          self.effects(raw.get("else"), path + ["else"], scope))
+        if op == "forall":
+            if "effect" not in raw:
+                self.c.error(path, "'forall' needs 'effect'")
+                return None
+            params = self._list_params(arg, p)
+            return m.ForallEffect(params, self.effects(raw["effect"], path + ["effect"], scope.extend(params)))
+        if op in ("start", "stop"):
+            if not (isinstance(arg, list) and arg and isinstance(arg[0], str)):
+                self.c.error(p, f"'{op}' takes [timer, args...]")
+                return None
+            name = arg[0]
+            if name not in self.timers_params:
+                self.c.unknown(p + [0], "timer", name, self.timers_params, "declare it under 'timers'")
+                return None
+            args = self.args(arg[1:], p, scope, self.timers_params[name], name)
+            return m.StartTimer(name, args) if op == "start" else m.StopTimer(name, args)
+        # create
+        if not (isinstance(arg, list) and len(arg) == 2 and all(isinstance(x, str) for x in arg)):
+            self.c.error(p, 'create takes ["?new", "type"]')
+            return None
+        var, typ = arg
+        if not is_var(var):
+            self.c.error(p + [0], f"a variable must start with '?': {var}")
+        self.check_type(p + [1], typ)
+        prefix = raw.get("name", typ)
+        if not isinstance(prefix, str) or not prefix.isidentifier():
+            self.c.error(path + ["name"], f"object name prefix must be an identifier, got {prefix!r}")
+            prefix = typ
+        inner = scope.extend([(var, typ)])
+        return m.Create(var, typ, prefix, self.effects(raw.get("effect"), path + ["effect"], inner))
+
+    # ------------------------------------------------------------ goals
+    def goal(self, raw, path, scope):
+        if isinstance(raw, dict) and len(raw) == 1 and next(iter(raw)) in GOAL_KEYS:
+            op, arg = next(iter(raw.items()))
+            p = path + [op]
+            if op in ("all", "sequence"):
+                if not isinstance(arg, list) or not arg:
+                    self.c.error(p, f"'{op}' takes a non-empty list of goals")
+                    return m.Const(False)
+                parts = tuple(self.goal(x, p + [i], scope) for i, x in enumerate(arg))
+                return m.AllOf(parts) if op == "all" else m.Sequence(parts)
+            if op == "eventually":
+                return m.Eventually(self.goal(arg, p, scope))
+            return m.Always(self.formula(arg, p, scope))
+        return self.formula(raw, path, scope)
+
+
+def _is_object_term(x) -> bool:
+    return isinstance(x, str)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def _hint_var(var, variables):
+    from .errors import did_you_mean
+
+    hint = did_you_mean(var, variables)
+    if hint:
+        return hint
+    if variables:
+        return "variables in scope: " + ", ".join(sorted(variables))
+    return "declare it in 'parameters'"

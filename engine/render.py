@@ -1,0 +1,121 @@
+"""Rendering a state as text for agents and people, driven by the domain's templates.
+
+Three formats:
+- `narrative`: sentences from the predicates' `text` templates; with the domain's
+  `render.group_by_object`, one block per object listing what holds of it (a predicate's
+  `describe` template gives the wording under each argument);
+- `structured`: one `key: value` line per predicate and fluent;
+- `json`: the same content as data.
+Hidden predicates and fluents (bookkeeping such as counters) are never shown.
+"""
+from __future__ import annotations
+
+import json
+
+from .task import State, fill_template
+
+FORMATS = ("narrative", "structured", "json")
+
+
+def atom_text(domain, pred: str, args: tuple, under: str | None = None) -> str:
+    """One atom as a sentence ('a is on b'), or as pred(a, b) when the domain gives no text."""
+    definition = domain.predicates.get(pred) or domain.derived.get(pred)
+    template = None
+    binding = {}
+    if definition is not None:
+        binding = {v: a for (v, _), a in zip(definition.params, args)}
+        if under is not None:
+            template = getattr(definition, "describe", {}).get(under)
+        template = template or definition.text
+    if template:
+        return fill_template(template, binding)
+    return f"{pred}({', '.join(args)})" if args else pred
+
+
+def fluent_text(domain, name: str, args: tuple, value) -> str:
+    definition = domain.fluents[name]
+    shown = _num(value)
+    if definition.text:
+        binding = {v: a for (v, _), a in zip(definition.params, args)}
+        binding["value"] = shown
+        return fill_template(definition.text, binding)
+    return f"{name}({', '.join(args)}) = {shown}"
+
+
+def _num(x):
+    return str(int(x)) if isinstance(x, (int, float)) and float(x).is_integer() else str(x)
+
+
+def visible_content(task, state: State) -> dict:
+    """What an observer may see: true visible atoms, visible fluent values, the turn."""
+    domain = task.domain
+    hidden = {n for n, d in {**domain.predicates, **domain.derived}.items() if d.hidden}
+    atoms = [a for a in task.true_atoms(state) if a[0] not in hidden]
+    values = []
+    keys = dict.fromkeys([k for k, _ in task.problem.values] + list(task.fluent_keys))
+    for name, args in keys:
+        if not domain.fluents[name].hidden:
+            values.append((name, args, task.value(state, name, args)))
+    content = {"atoms": atoms, "values": values}
+    if task.turn_based:
+        content["turn"] = task.agents[state.turn]
+    return content
+
+
+def render(task, state: State, fmt: str = "narrative") -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format '{fmt}' (choose from {', '.join(FORMATS)})")
+    content = visible_content(task, state)
+    domain = task.domain
+    if fmt == "json":
+        data = {
+            "facts": [[p, *args] for p, args in content["atoms"]],
+            "values": [[[n, *args], v] for n, args, v in content["values"]],
+        }
+        if "turn" in content:
+            data["turn"] = content["turn"]
+        return json.dumps(data)
+    if fmt == "structured":
+        lines = []
+        by_pred: dict[str, list[tuple]] = {}
+        for pred, args in content["atoms"]:
+            by_pred.setdefault(pred, []).append(args)
+        for pred, rows in by_pred.items():
+            lines.append(f"{pred}: " + ", ".join("(" + " ".join(args) + ")" if args else "true" for args in rows))
+        for name, args, value in content["values"]:
+            lines.append(f"{name}({' '.join(args)}): {_num(value)}")
+        if "turn" in content:
+            lines.append(f"turn: {content['turn']}")
+        return "\n".join(lines)
+    # narrative
+    if domain.render.get("group_by_object"):
+        return _by_object(task, state, content)
+    lines = [atom_text(domain, p, args) for p, args in content["atoms"]]
+    lines += [fluent_text(domain, n, args, v) for n, args, v in content["values"]]
+    if "turn" in content:
+        lines.append(f"It is {content['turn']}'s turn.")
+    return "\n".join(lines)
+
+
+def _by_object(task, state, content) -> str:
+    domain = task.domain
+    header = domain.render.get("object_header", "{Type} {name}:")
+    type_names = domain.render.get("type_names", {})
+    blocks = []
+    for obj, typ in task.objects(state).items():
+        lines = []
+        for pred, args in content["atoms"]:
+            if obj in args:
+                definition = domain.predicates.get(pred) or domain.derived.get(pred)
+                var = definition.params[args.index(obj)][0] if definition else None
+                lines.append(atom_text(domain, pred, args, under=var))
+        for name, args, value in content["values"]:
+            if obj in args:
+                lines.append(fluent_text(domain, name, args, value))
+        if lines:
+            shown_type = type_names.get(typ, typ)
+            title = header.replace("{Type}", shown_type.capitalize()).replace("{type}", shown_type).replace("{name}", obj)
+            blocks.append("\n".join([title] + lines))
+    if "turn" in content:
+        blocks.append(f"It is {content['turn']}'s turn.")
+    return "\n\n".join(blocks)

@@ -1,0 +1,648 @@
+"""The interpreter: a problem made executable.
+
+`Task` gives the initial state, the applicable actions of a state, a pure `apply`, the goal
+test, and diagnostics in natural language. States are immutable tuples over interned facts
+(an integer bitset), numeric fluent values, running timers, the turn, the progress of temporal
+goals and the objects created so far; they hash quickly and cost tens of bytes each, so search
+can hold millions.
+
+One step: the action's effects are decided on the state before it (add wins over delete), then
+every running timer ticks once in instance order (running or paused effects, completion),
+then the turn passes, then temporal goals are updated. See docs/language.md for the exact rules.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from . import model as m
+from .compile import Compiler, Condition, FactTable, GroundEffect
+from .errors import GroundplanError, did_you_mean
+from .goals import GoalTracker
+from .grounding import Binder, FactIndex, candidate_domains, top_conjuncts
+from .successors import build_tree, candidates
+
+GROUNDING_LIMIT = 300_000
+
+
+class State(NamedTuple):
+    facts: int
+    values: tuple = ()
+    timers: tuple = ()  # ((timer instance id, ticks remaining), ...) sorted by id
+    turn: int = 0
+    progress: int = 0  # latched parts of temporal goals
+    created: tuple = ()  # ((name, type), ...) objects made by effects, in order
+
+
+class GroundAction:
+    """One action schema with its arguments bound, compiled for fast tests and application."""
+
+    __slots__ = ("index", "schema", "args", "binding", "name", "text", "pre", "pre_pos", "pre_neg", "pre_test",
+                 "effect", "cost", "actor")
+
+    def __init__(self, index, schema: m.ActionSchema, args, binding, pre, effect, cost, text):
+        self.index = index
+        self.schema = schema
+        self.args = args
+        self.binding = binding
+        self.name = "(" + " ".join((schema.name,) + args) + ")"
+        self.text = text
+        self.pre = pre
+        self.pre_pos = pre.pos
+        self.pre_neg = pre.neg
+        self.pre_test = pre.test
+        self.effect: GroundEffect = effect
+        self.cost = cost
+        self.actor = binding.get(schema.actor) if schema.actor else None
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+    def __str__(self):
+        return self.text
+
+
+class InapplicableAction(GroundplanError):
+    def __init__(self, action, reasons: list[str]):
+        self.action = action
+        self.reasons = reasons
+        super().__init__(f"'{action}' is not applicable: " + "; ".join(reasons))
+
+
+class UnknownAction(GroundplanError):
+    def __init__(self, text: str, hint: str | None):
+        self.text = text
+        self.hint = hint
+        super().__init__(f"unknown action '{text}'" + (f" ({hint})" if hint else ""))
+
+
+@dataclass
+class StepResult:
+    """What one step did: the next state, whether the action was valid, and why not."""
+
+    state: State
+    valid: bool
+    counted: bool
+    cost: float
+    message: str = ""
+    reasons: list[str] = field(default_factory=list)
+
+
+class _Timer:
+    __slots__ = ("condition", "running", "paused", "done", "duration", "restart")
+
+
+class _Universe:
+    """Everything compiled for one set of objects (a problem's, plus objects created so far)."""
+
+    def __init__(self, task: "Task", created: tuple):
+        self.objects = dict(task.problem.objects)
+        self.objects.update(dict(created))
+        self.compiler = Compiler(task, self.objects)
+        self.actions: list[GroundAction] | None = None
+        self.tree = None
+        self.cache: dict[tuple, GroundAction | None] = {}
+        self.timers: dict[int, _Timer] = {}
+        self.goal = None
+        self.derived_rules = None
+
+
+class Task:
+    """An executable problem. Construct with `Task(problem)` or `Task.load(path)`."""
+
+    def __init__(self, problem: m.Problem, grounding_limit: int = GROUNDING_LIMIT):
+        self.problem = problem
+        self.domain = problem.domain
+        self.settings = dict(problem.settings)
+        self.facts = FactTable()
+        self.static_preds = self.domain.static_predicates()
+        self.static_facts = {a for a in problem.init if a[0] in self.static_preds}
+        self.static_fluent_names = self.domain.static_fluents()
+        self.static_values = {k: v for k, v in problem.values if k[0] in self.static_fluent_names}
+        self._fluent_ids: dict[tuple, int] = {}
+        self.fluent_keys: list[tuple] = []
+        self.fluent_defaults: list[float] = []
+        self._timer_ids: dict[tuple, int] = {}
+        self.timer_keys: list[tuple] = []
+        self.grounding_limit = grounding_limit
+        self._universes: dict[tuple, _Universe] = {}
+        self._binders = {name: Binder(a.params, a.precondition, self.static_preds)
+                         for name, a in self.domain.actions.items()}
+        self._lifted_binders = {name: Binder(a.params, a.precondition, set(self.domain.predicates))
+                                for name, a in self.domain.actions.items()}
+        self._derived_cache: dict[int, int] = {}
+        self._action_count = 0
+        self.has_derived = bool(self.domain.derived)
+        self.goal = GoalTracker(problem.goal)
+        agents = problem.agents
+        if agents is not None:
+            self.agents = list(agents.order) or sorted(problem.objects_of(agents.type))
+            self.agent_mode = agents.mode
+        else:
+            self.agents, self.agent_mode = [], "turns"
+        self.turn_based = self.agent_mode == "turns" and len(self.agents) > 1
+        self.on_inapplicable = self.domain.on_inapplicable
+        self._initial = None
+
+    @classmethod
+    def load(cls, path, **kwargs) -> "Task":
+        from .loader import load_problem
+
+        return cls(load_problem(path), **kwargs)
+
+    # ------------------------------------------------------------ interning
+    def fluent_index(self, key: tuple) -> int:
+        i = self._fluent_ids.get(key)
+        if i is None:
+            i = self._fluent_ids[key] = len(self.fluent_keys)
+            self.fluent_keys.append(key)
+            self.fluent_defaults.append(self.domain.fluents[key[0]].default)
+        return i
+
+    def timer_id(self, name: str, args: tuple) -> int:
+        key = (name, args)
+        i = self._timer_ids.get(key)
+        if i is None:
+            i = self._timer_ids[key] = len(self.timer_keys)
+            self.timer_keys.append(key)
+        return i
+
+    def universe(self, created: tuple = ()) -> _Universe:
+        u = self._universes.get(created)
+        if u is None:
+            u = self._universes[created] = _Universe(self, created)
+            self._ground(u)
+        return u
+
+    # ------------------------------------------------------------ grounding
+    def _ground(self, u: _Universe) -> None:
+        """Ground every schema against static facts, or leave the universe lifted if too large."""
+        index = FactIndex(self.static_facts)
+        actions = []
+        for name, schema in self.domain.actions.items():
+            domains = candidate_domains(schema.params, u.compiler.objects_of)
+            for binding in self._binders[name].bindings(index, domains, limit=self.grounding_limit + 1):
+                action = self._make_action(u, schema, binding)
+                if action is not None:
+                    actions.append(action)
+                if len(actions) > self.grounding_limit:
+                    u.actions = None
+                    return
+        u.actions = actions
+        u.tree = build_tree(actions)
+
+    def _make_action(self, u: _Universe, schema: m.ActionSchema, binding: dict) -> GroundAction | None:
+        args = tuple(binding[v] for v, _ in schema.params)
+        key = (schema.name, args)
+        if key in u.cache:
+            return u.cache[key]
+        pre = u.compiler.condition(schema.precondition, binding)
+        action = None
+        if pre is not False:
+            if pre is True:
+                pre = Condition()
+            effect = u.compiler.effect(schema.effects, binding)
+            cost = u.compiler.expr(schema.cost, binding)
+            text = fill_template(schema.text, binding) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
+            action = GroundAction(self._action_count, schema, args, binding, pre, effect, cost, text)
+            self._action_count += 1
+        u.cache[key] = action
+        return action
+
+    def ground_action(self, name: str, args: tuple, state: State | None = None) -> GroundAction | None:
+        """The ground action `name(args)` in the universe of `state`, or None if its precondition can never hold."""
+        schema = self.domain.actions[name]
+        u = self.universe(state.created if state is not None else ())
+        return self._make_action(u, schema, dict(zip([v for v, _ in schema.params], args)))
+
+    @property
+    def is_grounded(self) -> bool:
+        return self.universe().actions is not None
+
+    # ------------------------------------------------------------ states
+    def initial_state(self) -> State:
+        if self._initial is None:
+            facts = 0
+            for pred, args in self.problem.init:
+                if pred not in self.static_preds:
+                    facts |= 1 << self.facts.id(pred, args)
+            values = []
+            for key, value in self.problem.values:
+                if key[0] not in self.static_fluent_names:
+                    i = self.fluent_index(key)
+                    values.extend(self.fluent_defaults[len(values):i + 1] if len(values) <= i else [])
+                    values[i] = value
+            state = State(facts, self._pad(tuple(values)))
+            self._initial = state._replace(progress=self._progress(state, 0))
+        return self._initial
+
+    def _pad(self, values: tuple) -> tuple:
+        if len(values) < len(self.fluent_keys):
+            values = values + tuple(self.fluent_defaults[len(values):])
+        return values
+
+    def bits(self, state: State) -> int:
+        """The state's facts plus its derived facts (computed once per distinct fact set)."""
+        if not self.has_derived:
+            return state.facts
+        return self._with_derived(state)
+
+    # ------------------------------------------------------------ applicable actions
+    def applicable(self, state: State) -> list[GroundAction]:
+        """The ground actions applicable in `state` (for the player whose turn it is), in a fixed order."""
+        u = self.universe(state.created)
+        bits = self.bits(state)
+        if u.tree is not None:
+            found = [a for a in candidates(u.tree, bits)
+                     if not bits & a.pre_neg and (a.pre_test is None or a.pre_test(state, bits))]
+        else:
+            found = self._lifted_applicable(u, state, bits)
+        if self.turn_based:
+            player = self.agents[state.turn]
+            found = [a for a in found if a.actor is None or a.actor == player]
+        found.sort(key=_by_index)
+        return found
+
+    def _lifted_applicable(self, u: _Universe, state: State, bits: int) -> list[GroundAction]:
+        facts = list(self.static_facts) + list(self.facts.decode(bits))
+        index = FactIndex(facts)
+        found = []
+        for name, schema in self.domain.actions.items():
+            domains = candidate_domains(schema.params, u.compiler.objects_of)
+            for binding in self._lifted_binders[name].bindings(index, domains):
+                a = self._make_action(u, schema, binding)
+                if a is not None and a.pre.holds(state, bits):
+                    found.append(a)
+        return found
+
+    def is_applicable(self, state: State, action: GroundAction) -> bool:
+        bits = self.bits(state)
+        if self.turn_based and action.actor is not None and action.actor != self.agents[state.turn]:
+            return False
+        return action.pre.holds(state, bits)
+
+    # ------------------------------------------------------------ applying
+    def apply(self, state: State, action: GroundAction) -> State:
+        """The state after `action`; raises InapplicableAction (with reasons) if it is not applicable."""
+        if not self.is_applicable(state, action):
+            raise InapplicableAction(action, self.explain(state, action))
+        return self._advance(state, action.effect)
+
+    def successor(self, state: State, action: GroundAction) -> State:
+        """`apply` without the applicability check, for search over actions from `applicable`."""
+        return self._advance(state, action.effect)
+
+    def step(self, state: State, action: GroundAction) -> StepResult:
+        """One environment step under the domain's policy for inapplicable actions."""
+        if self.is_applicable(state, action):
+            return StepResult(self._advance(state, action.effect), True, True, self.action_cost(state, action))
+        reasons = self.explain(state, action)
+        message = f"'{action.text}' cannot be done now: " + "; ".join(reasons)
+        if self.on_inapplicable == "noop":
+            return StepResult(self._advance(state, None), False, True, self.action_cost(state, action), message, reasons)
+        return StepResult(state, False, False, 0, message, reasons)
+
+    def wait_step(self, state: State) -> State:
+        """Let one step pass with no action (timers tick, the turn passes)."""
+        return self._advance(state, None)
+
+    def action_cost(self, state: State, action: GroundAction) -> float:
+        cost = action.cost
+        return cost(state, self.bits(state)) if callable(cost) else cost
+
+    def _advance(self, state: State, effect: GroundEffect | None) -> State:
+        if effect is not None and effect.simple and not state.timers and not self.turn_based and not self.goal.temporal:
+            return State((state.facts & ~effect.delete) | effect.add, state.values, (), state.turn, state.progress, state.created)
+        b = _Builder(self, state)
+        if effect is not None:
+            b.apply(effect, state, self.bits(state), started_now=True)
+        if b.timers:
+            b.tick()
+        turn = state.turn
+        if self.turn_based:
+            turn = (turn + 1) % len(self.agents)
+        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), turn, state.progress, tuple(b.created))
+        if self.goal.temporal:
+            nxt = nxt._replace(progress=self._progress(nxt, state.progress))
+        return nxt
+
+    def apply_joint(self, state: State, actions: list[GroundAction]) -> State:
+        """Simultaneous mode: each agent's action in agent order within one step (one tick).
+
+        Each action must be applicable in the state its predecessors in the round left; timers
+        tick once for the whole round.
+        """
+        current = state
+        b = _Builder(self, state)
+        for action in actions:
+            if not action.pre.holds(current, self.bits(current)):
+                raise InapplicableAction(action, self.explain(current, action))
+            b.apply(action.effect, current, self.bits(current), started_now=True)
+            current = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn, state.progress, tuple(b.created))
+        if b.timers:
+            b.tick()
+        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn, state.progress, tuple(b.created))
+        if self.goal.temporal:
+            nxt = nxt._replace(progress=self._progress(nxt, state.progress))
+        return nxt
+
+    # ------------------------------------------------------------ timers
+    def compiled_timer(self, u: _Universe, tid: int) -> _Timer:
+        t = u.timers.get(tid)
+        if t is None:
+            name, args = self.timer_keys[tid]
+            d = self.domain.timers[name]
+            binding = dict(zip([v for v, _ in d.params], args))
+            t = _Timer()
+            t.condition = u.compiler.condition(d.condition, binding)
+            t.running = u.compiler.effect(d.running, binding)
+            t.paused = u.compiler.effect(d.paused, binding)
+            t.done = u.compiler.effect(d.done, binding)
+            t.duration = u.compiler.expr(d.duration, binding)
+            t.restart = d.restart
+            u.timers[tid] = t
+        return t
+
+    # ------------------------------------------------------------ goals
+    def _goal_for(self, u: _Universe):
+        if u.goal is None:
+            u.goal = self.goal.compile(u.compiler)
+        return u.goal
+
+    def _progress(self, state: State, progress: int) -> int:
+        if not self.goal.temporal:
+            return 0
+        compiled = self._goal_for(self.universe(state.created))
+        progress, _ = self.goal.update(compiled, state, self.bits(state), progress)
+        return progress
+
+    def is_goal(self, state: State) -> bool:
+        compiled = self._goal_for(self.universe(state.created))
+        _, satisfied = self.goal.update(compiled, state, self.bits(state), state.progress)
+        return satisfied
+
+    def is_dead(self, state: State) -> bool:
+        """True when a temporal goal can no longer be satisfied (an 'always' part was violated)."""
+        return self.goal.violated(state.progress)
+
+    # ------------------------------------------------------------ evaluation helpers
+    def holds(self, formula, state: State, binding: dict | None = None) -> bool:
+        """Evaluate any lifted formula of this domain in `state`."""
+        u = self.universe(state.created)
+        cond = u.compiler.condition(formula, binding or {})
+        if cond is True or cond is False:
+            return cond
+        return cond.holds(state, self.bits(state))
+
+    def atom_holds(self, state: State, pred: str, args: tuple) -> bool:
+        if pred in self.static_preds:
+            return (pred, args) in self.static_facts
+        fid = self.facts.ids.get((pred, args))
+        return fid is not None and bool(self.bits(state) >> fid & 1)
+
+    def value(self, state: State, fluent: str, args: tuple):
+        key = (fluent, args)
+        if fluent in self.static_fluent_names:
+            return self.static_values.get(key, self.domain.fluents[fluent].default)
+        i = self._fluent_ids.get(key)
+        if i is None or i >= len(state.values):
+            return self.domain.fluents[fluent].default
+        return state.values[i]
+
+    def true_atoms(self, state: State, include_static: bool = True, include_derived: bool = True) -> list[tuple]:
+        """Every true atom, static ones first in problem order, then by interning order."""
+        out = [a for a in self.problem.init if a[0] in self.static_preds] if include_static else []
+        out += list(self.facts.decode(self.bits(state) if include_derived else state.facts))
+        return out
+
+    def objects(self, state: State) -> dict[str, str]:
+        return self.universe(state.created).objects
+
+    def explain(self, state: State, action: GroundAction) -> list[str]:
+        """Why `action` is not applicable in `state`, as sentences built from the domain's texts."""
+        from .explain import explain_failure
+
+        reasons = []
+        if self.turn_based and action.actor is not None and action.actor != self.agents[state.turn]:
+            reasons.append(f"it is {self.agents[state.turn]}'s turn, not {action.actor}'s")
+        return reasons + explain_failure(self, state, action.schema.precondition, action.binding)
+
+    # ------------------------------------------------------------ action lookup
+    def parse_action(self, text: str, state: State | None = None) -> GroundAction:
+        """Resolve an action written as its text, '(name args)' or 'name args'.
+
+        Raises UnknownAction with a 'did you mean' hint when nothing matches. The action may be
+        inapplicable in `state`; check with `is_applicable` or use `step`.
+        """
+        state = state if state is not None else self.initial_state()
+        raw = text.strip()
+        applicable = self.applicable(state)
+        for a in applicable:
+            if raw == a.text or raw == a.name:
+                return a
+        folded = normalise(raw)
+        matches = [a for a in applicable if folded in (normalise(a.text), normalise(a.name)) or
+                   folded in (normalise(x) for x in a.schema.aliases)]
+        if len(matches) == 1:
+            return matches[0]
+        found = self._parse_structured(raw, state)
+        if found is not None:
+            return found
+        hint = did_you_mean(raw, [a.text for a in applicable])
+        if hint is None and applicable:
+            hint = "applicable now: " + ", ".join(a.text for a in applicable[:6]) + (" ..." if len(applicable) > 6 else "")
+        raise UnknownAction(raw, hint)
+
+    def _parse_structured(self, raw: str, state: State) -> GroundAction | None:
+        objects = self.objects(state)
+        words = raw.strip("()").split()
+        if words and words[0] in self.domain.actions:
+            schema = self.domain.actions[words[0]]
+            args = tuple(words[1:])
+            if self._args_fit(schema, args, objects):
+                return self.ground_action(schema.name, args, state) or self._unsatisfiable(schema, args, state)
+        for schema in self.domain.actions.values():
+            if not schema.text:
+                continue
+            pattern, names = template_regex(schema.text)
+            match = pattern.fullmatch(raw) or re.fullmatch(pattern.pattern, raw, re.IGNORECASE)
+            if match:
+                binding = dict(zip(names, match.groups()))
+                args = tuple(binding.get(v.lstrip("?")) for v, _ in schema.params)
+                if None not in args and self._args_fit(schema, args, objects):
+                    return self.ground_action(schema.name, args, state) or self._unsatisfiable(schema, args, state)
+        return None
+
+    def _args_fit(self, schema, args, objects) -> bool:
+        return len(args) == len(schema.params) and all(
+            a in objects and self.domain.is_subtype(objects[a], t) for a, (_, t) in zip(args, schema.params))
+
+    def _unsatisfiable(self, schema, args, state) -> GroundAction:
+        """A stand-in for a ground action whose precondition is statically false, so it can be explained."""
+        binding = dict(zip([v for v, _ in schema.params], args))
+        text = fill_template(schema.text, binding) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
+        never = Condition(test=lambda s, bits: False)
+        return GroundAction(-1, schema, args, binding, never, GroundEffect(), 0, text)
+
+    # ------------------------------------------------------------ derived predicates
+    def _with_derived(self, state: State) -> int:
+        facts = state.facts
+        cached = self._derived_cache.get(facts)
+        if cached is not None:
+            return cached
+        u = self.universe(state.created)
+        if u.derived_rules is None:
+            u.derived_rules = self._ground_derived(u)
+        bits = facts
+        for rules in u.derived_rules:
+            changed = True
+            while changed:
+                changed = False
+                for head, cond in rules:
+                    if not bits & head and (cond is True or cond.holds(state, bits)):
+                        bits |= head
+                        changed = True
+        if len(self._derived_cache) > 200_000:
+            self._derived_cache.clear()
+        self._derived_cache[facts] = bits
+        return bits
+
+    def _ground_derived(self, u: _Universe):
+        strata = []
+        for names in self.domain.derived_strata:
+            rules = []
+            for name in names:
+                d = self.domain.derived[name]
+                for combo in u.compiler.combos(d.params):
+                    binding = dict(zip([v for v, _ in d.params], combo))
+                    cond = u.compiler.condition(d.formula, binding)
+                    if cond is not False:
+                        rules.append((1 << self.facts.id(name, combo), cond))
+            strata.append(rules)
+        return strata
+
+
+class _Builder:
+    """Mutable scratch space for one step: effects decided on a given state, then timers tick."""
+
+    def __init__(self, task: Task, state: State):
+        self.task = task
+        self.facts = state.facts
+        self.values = list(state.values)
+        self.timers = dict(state.timers)
+        self.created = list(state.created)
+        self.new_timers: set[int] = set()
+
+    def snapshot(self) -> State:
+        t = self.task
+        return State(self.facts, t._pad(tuple(self.values)), tuple(sorted(self.timers.items())), 0, 0, tuple(self.created))
+
+    def apply(self, effect: GroundEffect, state: State, bits: int, started_now: bool) -> None:
+        adds, dels, updates, starts, stops, creates = 0, 0, [], [], [], []
+
+        def collect(e: GroundEffect):
+            nonlocal adds, dels
+            adds |= e.add
+            dels |= e.delete
+            for cond, then, other in e.conditional:
+                collect(then if cond.holds(state, bits) else other)
+            for op, index, value in e.updates:
+                updates.append((op, index, value(state, bits) if callable(value) else value))
+            starts.extend(e.starts)
+            stops.extend(e.stops)
+            creates.extend(e.creates)
+
+        collect(effect)
+        while creates:  # a created object's own effects are part of the same step
+            create, binding = creates.pop(0)
+            name = self._new_name(create.prefix)
+            self.created.append((name, create.type))
+            u = self.task.universe(tuple(self.created))
+            collect(u.compiler.effect(create.effects, {**binding, create.variable: name}))
+        self.facts = (self.facts & ~dels) | adds
+        for op, index, value in updates:
+            while len(self.values) <= index:
+                self.values.append(self.task.fluent_defaults[len(self.values)])
+            if op == "assign":
+                self.values[index] = value
+            elif op == "increase":
+                self.values[index] += value
+            else:
+                self.values[index] -= value
+        for tid in stops:
+            self.timers.pop(tid, None)
+        if starts:
+            u = self.task.universe(tuple(self.created))
+            for tid in starts:
+                timer = self.task.compiled_timer(u, tid)
+                if tid in self.timers and timer.restart == "keep":
+                    continue
+                duration = timer.duration(state, bits) if callable(timer.duration) else timer.duration
+                self.timers[tid] = int(duration)
+                if started_now:
+                    self.new_timers.add(tid)
+
+    def _new_name(self, prefix: str) -> str:
+        """prefix + (1 + the largest number already used after that prefix): water1, water2, ..."""
+        taken = list(self.task.problem.objects) + [n for n, _ in self.created]
+        k = 1 + max((int(n[len(prefix):]) for n in taken if n.startswith(prefix) and n[len(prefix):].isdigit()), default=0)
+        return f"{prefix}{k}"
+
+    def tick(self) -> None:
+        """Every running timer advances one step, in instance order, each seeing its predecessors' effects."""
+        task = self.task
+        for tid in sorted(self.timers):
+            if tid not in self.timers:
+                continue
+            u = task.universe(tuple(self.created))
+            timer = task.compiled_timer(u, tid)
+            current = self.snapshot()
+            bits = task.bits(current)
+            cond = timer.condition
+            running = cond is True or (cond is not False and cond.holds(current, bits))
+            self.apply(timer.running if running else timer.paused, current, bits, started_now=False)
+            if not running:
+                continue
+            if tid in self.new_timers:
+                if self.timers[tid] > 0:
+                    continue
+            else:
+                self.timers[tid] -= 1
+            if self.timers[tid] <= 0:
+                del self.timers[tid]
+                current = self.snapshot()
+                self.apply(timer.done, current, task.bits(current), started_now=False)
+
+
+def _by_index(a: GroundAction) -> int:
+    return a.index
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_\-]*)\}")
+
+
+def fill_template(text: str, binding: dict) -> str:
+    """Fill {x} fields from a binding of ?x (or x) to object names."""
+    def sub(match):
+        key = match.group(1)
+        return str(binding.get("?" + key, binding.get(key, match.group(0))))
+    return _PLACEHOLDER.sub(sub, text).replace("{{", "{").replace("}}", "}")
+
+
+def template_regex(text: str):
+    names = []
+    parts = []
+    last = 0
+    for match in _PLACEHOLDER.finditer(text):
+        parts.append(re.escape(text[last:match.start()]))
+        parts.append(r"(\S+?)")
+        names.append(match.group(1))
+        last = match.end()
+    parts.append(re.escape(text[last:]))
+    return re.compile("".join(parts)), names
+
+
+def normalise(text: str) -> str:
+    """Case, whitespace and punctuation folded away, for tolerant matching of answers."""
+    return " ".join(re.sub(r"[^\w\s?-]", " ", text.lower()).split())
