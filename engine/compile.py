@@ -53,15 +53,13 @@ class GroundEffect:
 
     add: int = 0
     delete: int = 0
-    conditional: list = field(default_factory=list)  # (Condition, GroundEffect then, GroundEffect else)
-    updates: list = field(default_factory=list)  # (op, fluent index, value fn or number)
-    starts: list = field(default_factory=list)  # timer instance ids
-    stops: list = field(default_factory=list)
-    creates: list = field(default_factory=list)  # (Create, binding)
+    # everything else, in the order written: ("when", Condition, then, else), ("update", op,
+    # fluent index, value fn or number), ("start", timer id), ("stop", timer id), ("create", Create, binding)
+    ordered: list = field(default_factory=list)
 
     @property
     def simple(self) -> bool:
-        return not (self.conditional or self.updates or self.starts or self.stops or self.creates)
+        return not self.ordered
 
 
 class Compiler:
@@ -216,7 +214,7 @@ class Compiler:
                     out.delete |= mask
             elif isinstance(e, m.Update):
                 args = tuple(b.get(a, a) for a in e.target.args)
-                out.updates.append((e.op, self.task.fluent_index((e.target.name, args)), self.expr(e.value, b)))
+                out.ordered.append(("update", e.op, self.task.fluent_index((e.target.name, args)), self.expr(e.value, b)))
             elif isinstance(e, m.When):
                 cond = self.condition(e.condition, b)
                 if cond is True:
@@ -224,16 +222,16 @@ class Compiler:
                 elif cond is False:
                     self._effects_into(out, e.otherwise, b)
                 else:
-                    out.conditional.append((cond, self.effect(e.then, b), self.effect(e.otherwise, b)))
+                    out.ordered.append(("when", cond, self.effect(e.then, b), self.effect(e.otherwise, b)))
             elif isinstance(e, m.ForallEffect):
                 names = [v for v, _ in e.params]
                 for combo in self.combos(e.params):
                     self._effects_into(out, e.effects, {**b, **dict(zip(names, combo))})
             elif isinstance(e, (m.StartTimer, m.StopTimer)):
                 tid = self.task.timer_id(e.timer, tuple(b.get(a, a) for a in e.args))
-                (out.starts if isinstance(e, m.StartTimer) else out.stops).append(tid)
+                out.ordered.append(("start" if isinstance(e, m.StartTimer) else "stop", tid))
             elif isinstance(e, m.Create):
-                out.creates.append((e, dict(b)))
+                out.ordered.append(("create", e, dict(b)))
             else:
                 raise TypeError(f"cannot compile effect {e!r}")
 

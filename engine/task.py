@@ -398,8 +398,9 @@ class Task:
     def atom_holds(self, state: State, pred: str, args: tuple) -> bool:
         if pred in self.static_preds:
             return (pred, args) in self.static_facts
+        bits = self.bits(state)  # first: computing derived facts interns their ids
         fid = self.facts.ids.get((pred, args))
-        return fid is not None and bool(self.bits(state) >> fid & 1)
+        return fid is not None and bool(bits >> fid & 1)
 
     def value(self, state: State, fluent: str, args: tuple):
         key = (fluent, args)
@@ -545,13 +546,19 @@ class _Builder:
             nonlocal adds, dels
             adds |= e.add
             dels |= e.delete
-            for cond, then, other in e.conditional:
-                collect(then if cond.holds(state, bits) else other)
-            for op, index, value in e.updates:
-                updates.append((op, index, value(state, bits) if callable(value) else value))
-            starts.extend(e.starts)
-            stops.extend(e.stops)
-            creates.extend(e.creates)
+            for kind, *item in e.ordered:  # numeric updates, timers and creations in written order
+                if kind == "when":
+                    cond, then, other = item
+                    collect(then if cond.holds(state, bits) else other)
+                elif kind == "update":
+                    op, index, value = item
+                    updates.append((op, index, value(state, bits) if callable(value) else value))
+                elif kind == "start":
+                    starts.append(item[0])
+                elif kind == "stop":
+                    stops.append(item[0])
+                else:
+                    creates.append(tuple(item))
 
         collect(effect)
         while creates:  # a created object's own effects are part of the same step

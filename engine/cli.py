@@ -1,0 +1,215 @@
+"""The `groundplan` command: validate, show, actions, play, check, plan.
+
+Exit codes: 0 valid; 1 an invalid plan or an invalid domain/problem (it was read, and is wrong);
+2 usage errors and input that cannot be read at all. Errors print as `file#/pointer: message
+(hint)` lines; no traceback reaches the user for bad input.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+
+import click
+
+from .errors import GroundplanError, ModelError
+
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+
+def _fail(message: str, code: int):
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def handles_errors(fn):
+    """Turn groundplan's own errors into a clean message and exit code 2."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except GroundplanError as exc:
+            _fail(f"error: {exc}" if not isinstance(exc, ModelError) else str(exc), EXIT_USAGE)
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+    return wrapper
+
+
+def _load_task(problem: str):
+    from .task import Task
+
+    return Task.load(problem)
+
+
+def _replay(task, plan_path):
+    from .validate import read_plan, validate_plan
+
+    state = task.initial_state()
+    if plan_path:
+        result = validate_plan(task, read_plan(plan_path), require_goal=False)
+        if not result.valid:
+            _fail(f"{plan_path}: {result.message()}", EXIT_INVALID)
+        state = result.final_state
+    return state
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="groundplan")
+def main():
+    """groundplan: planning worlds as data, one interpreter, exact oracles."""
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("plan", required=False, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@handles_errors
+def validate(file, plan, as_json):
+    """Check a domain or problem file, and optionally a PLAN for that problem."""
+    from .files import read_data
+    from .loader import build_problem, load_domain
+    from .task import Task
+    from .validate import read_plan, validate_plan
+    from pathlib import Path
+
+    data = read_data(file)  # unreadable input: exit 2 through handles_errors
+    is_problem = isinstance(data, dict) and "domain" in data
+    try:
+        problem = build_problem(data, file, Path(file)) if is_problem else None
+        if not is_problem:
+            load_domain(file)
+    except ModelError as exc:
+        if as_json:
+            click.echo(json.dumps({"valid": False, "diagnostics": [d.to_json() for d in exc.diagnostics]}))
+        else:
+            click.echo(str(exc), err=True)
+        sys.exit(EXIT_INVALID)
+    if plan is None:
+        kind = "problem" if is_problem else "domain"
+        if as_json:
+            click.echo(json.dumps({"valid": True, "kind": kind}))
+        else:
+            click.echo(f"{file}: valid {kind}")
+        return
+    if not is_problem:
+        _fail("a plan is validated against a problem, not a domain", EXIT_USAGE)
+    task = Task(problem)
+    result = validate_plan(task, read_plan(plan))
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        click.echo(result.message())
+    sys.exit(0 if result.valid else EXIT_INVALID)
+
+
+@main.command()
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["narrative", "structured", "json"]), default="narrative")
+@click.option("--after", "plan", type=click.Path(dir_okay=False), help="Show the state after this plan prefix.")
+@handles_errors
+def show(problem, fmt, plan):
+    """Render a problem's state as text."""
+    from .render import render
+
+    task = _load_task(problem)
+    state = _replay(task, plan)
+    click.echo(render(task, state, fmt))
+    if fmt != "json" and task.problem.goal_text:
+        click.echo(f"\nGoal: {task.problem.goal_text}")
+
+
+@main.command()
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.option("--after", "plan", type=click.Path(dir_okay=False), help="List the actions after this plan prefix.")
+@click.option("--json", "as_json", is_flag=True)
+@handles_errors
+def actions(problem, plan, as_json):
+    """List the actions applicable in the initial state (or after a plan prefix)."""
+    task = _load_task(problem)
+    state = _replay(task, plan)
+    found = task.applicable(state)
+    if as_json:
+        click.echo(json.dumps([{"text": a.text, "name": a.name, "action": a.schema.name, "args": list(a.args)} for a in found]))
+    else:
+        for a in found:
+            click.echo(a.text)
+
+
+@main.command()
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["narrative", "structured"]), default="narrative")
+@handles_errors
+def play(problem, fmt):
+    """Step through a problem in the terminal: type an action's number or text; 'q' quits."""
+    from .render import render
+
+    task = _load_task(problem)
+    state = task.initial_state()
+    steps = 0
+    while True:
+        click.echo("\n" + render(task, state, fmt))
+        if task.problem.goal_text:
+            click.echo(f"Goal: {task.problem.goal_text}")
+        if task.is_goal(state):
+            click.echo(f"\nGoal reached in {steps} steps.")
+            return
+        options = task.applicable(state)
+        click.echo("\nActions:")
+        for i, a in enumerate(options, 1):
+            click.echo(f"  {i}. {a.text}")
+        try:
+            answer = click.prompt("action", default="", show_default=False).strip()
+        except (click.Abort, EOFError):
+            click.echo("\nbye")
+            return
+        if answer.lower() in ("q", "quit", "exit"):
+            return
+        try:
+            action = options[int(answer) - 1] if answer.isdigit() and 0 < int(answer) <= len(options) else task.parse_action(answer, state)
+        except GroundplanError as exc:
+            click.echo(f"! {exc}")
+            continue
+        result = task.step(state, action)
+        if result.message:
+            click.echo(f"! {result.message}")
+        if result.counted:
+            steps += 1
+        state = result.state
+
+
+@main.command()
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.option("--examples", default=100, show_default=True, help="Random walks to try.")
+@click.option("--max-steps", default=20, show_default=True, help="Longest walk.")
+@click.option("--seed", default=0, show_default=True)
+@handles_errors
+def check(problem, examples, max_steps, seed):
+    """Drive random walks and check invariants and the engine's laws; print a shrunk counterexample."""
+    from .render import render
+    from .testing import check_task
+
+    task = _load_task(problem)
+    report = check_task(task, examples=examples, max_steps=max_steps, seed=seed)
+    if report.ok:
+        click.echo(f"{problem}: {examples} random walks of up to {max_steps} steps, all laws and invariants hold")
+        return
+    click.echo(f"{problem}: law violated; shrunk counterexample:", err=True)
+    for i, a in enumerate(report.walk.actions, 1):
+        click.echo(f"  {i}. {a.text}", err=True)
+    for v in report.violations:
+        click.echo(f"  - {v}", err=True)
+    click.echo("failing state:\n" + render(task, report.walk.states[-1]), err=True)
+    sys.exit(EXIT_INVALID)
+
+
+try:  # planners register `groundplan plan` when present
+    from planners.cli import plan as _plan_command
+
+    main.add_command(_plan_command)
+except ImportError:  # pragma: no cover - a partial checkout
+    pass
+
+
+if __name__ == "__main__":
+    main()
