@@ -195,6 +195,30 @@ class Compiler:
             if not conds:
                 return total
             return lambda s, bits: total + sum(1 for c in conds if c.holds(s, bits))
+        if isinstance(e, m.Sum):
+            names = [v for v, _ in e.params]
+            constant = 0
+            terms = []
+            for combo in self.combos(e.params):
+                inner = {**b, **dict(zip(names, combo))}
+                c = self.condition(e.condition, inner)
+                if c is False:
+                    continue
+                value = self.expr(e.value, inner)
+                if c is True and not callable(value):
+                    constant += value
+                else:
+                    terms.append((c, value))
+            if not terms:
+                return constant
+
+            def total(s, bits):
+                out = constant
+                for c, value in terms:
+                    if c is True or c.holds(s, bits):
+                        out += value(s, bits) if callable(value) else value
+                return out
+            return total
         raise TypeError(f"cannot compile expression {e!r}")
 
     # ------------------------------------------------------------ effects

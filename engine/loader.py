@@ -178,6 +178,10 @@ def _build_domain(data, file: str) -> m.Domain:
     for i, spec in enumerate(data.get("invariants", [])):
         invariants.append(m.Invariant(spec["name"], p.formula(spec["formula"], ["invariants", i, "formula"], scope0), spec.get("text")))
 
+    heuristics = {}
+    for name, spec in data.get("heuristics", {}).items():
+        heuristics[name] = m.HeuristicDef(name, p.expression(spec["expression"], ["heuristics", name, "expression"], scope0),
+                                          spec.get("admissible", False), spec.get("description", ""))
     strata = _stratify(p.derived, c)
     render = dict(data.get("render", {}))
     for typ in render.get("type_names", {}):
@@ -188,7 +192,7 @@ def _build_domain(data, file: str) -> m.Domain:
         predicates=p.predicates, fluents=p.fluents, derived=p.derived, actions=actions, timers=timers,
         invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
         render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
-        derived_strata=strata, raw=data,
+        heuristics=heuristics, derived_strata=strata, raw=data,
     )
 
 
@@ -282,6 +286,9 @@ def _walk_expr(e, on_formula):
         _walk_expr(e.otherwise, on_formula)
     elif isinstance(e, m.Count):
         on_formula(e.body)
+    elif isinstance(e, m.Sum):
+        on_formula(e.condition)
+        _walk_expr(e.value, on_formula)
 
 
 # ============================================================== problems

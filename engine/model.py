@@ -106,6 +106,15 @@ class Count:
     body: Any
 
 
+@dataclass(frozen=True, slots=True)
+class Sum:
+    """The sum of `value` over the bindings of `params` where `condition` holds."""
+
+    params: Params
+    condition: Any
+    value: Any
+
+
 # ---------------------------------------------------------------- effects
 @dataclass(frozen=True, slots=True)
 class Add:
@@ -247,6 +256,14 @@ class Invariant:
 
 
 @dataclass(frozen=True)
+class HeuristicDef:
+    name: str
+    expression: Any
+    admissible: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Agents:
     type: str
     mode: str = "turns"
@@ -271,6 +288,7 @@ class Domain:
     render: dict
     description: str = ""
     metadata: dict = field(default_factory=dict)
+    heuristics: dict = field(default_factory=dict)
     derived_strata: list[list[str]] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
 

@@ -16,7 +16,7 @@ from .errors import Collector
 COMPARISONS = {"<", "<=", ">", ">=", "!="}
 ARITH = {"+", "-", "*", "/", "min", "max"}
 FORMULA_KEYS = {"and", "or", "not", "imply", "exists", "forall", "=", "setting"} | COMPARISONS
-EXPR_KEYS = ARITH | {"abs", "setting", "if", "count"}
+EXPR_KEYS = ARITH | {"abs", "setting", "if", "count", "sum"}
 EFFECT_KEYS = {"add", "del", "assign", "increase", "decrease", "when", "forall", "start", "stop", "create"}
 GOAL_KEYS = {"all", "sequence", "eventually", "always"}
 RESERVED_OBJECT_NAMES = {"object"}
@@ -255,6 +255,15 @@ class Parser:
                 return m.Num(0)
             params = self._list_params(raw["count"], p)
             return m.Count(params, self.formula(raw["formula"], path + ["formula"], scope.extend(params)))
+        if op == "sum":
+            if not ({"sum", "value"} <= set(raw) <= {"sum", "where", "value"}):
+                self.c.error(path, "'sum' takes the keys 'sum' (parameters), 'value' and optionally 'where'",
+                             'e.g. {"sum": [["?c", "cell"]], "where": ["at", "?c"], "value": ["row", "?c"]}')
+                return m.Num(0)
+            params = self._list_params(raw["sum"], p)
+            inner = scope.extend(params)
+            return m.Sum(params, self.formula(raw.get("where", True), path + ["where"], inner),
+                         self.expression(raw["value"], path + ["value"], inner))
         if op == "if":
             if set(raw) != {"if", "then", "else"}:
                 self.c.error(path, "'if' takes the keys 'if', 'then' and 'else'")

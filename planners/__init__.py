@@ -1,0 +1,71 @@
+"""Oracle planners over the engine's own states: there is no second model of any world.
+
+    from planners import solve
+    result = solve(task, planner="astar", heuristic="hmax", time_limit=60)
+    result.status, result.cost, result.plan
+
+Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, wastar, gbfs, tsp
+(OR-Tools routing over target visits), auto (an optimal planner suited to the problem).
+OR-Tools is imported only by the routing planner.
+"""
+from __future__ import annotations
+
+from .result import (MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, STATUSES, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED,
+                     PlanResult)
+
+PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "tsp", "auto")
+
+
+def solve(task, planner: str = "auto", heuristic: str | None = None, weight: float = 2.0, time_limit: float | None = None,
+          memory_limit: float | None = None, start=None) -> PlanResult:
+    """Plan for `task` from `start` (default: its initial state). Never raises for unsupported features."""
+    from . import heuristics as H
+    from .search import best_first, breadth_first, unit_costs
+
+    if planner not in PLANNERS:
+        return PlanResult(UNSUPPORTED, planner, reason=f"unknown planner '{planner}' (choose from {', '.join(PLANNERS)})")
+    limits = dict(time_limit=time_limit, memory_limit=memory_limit, start=start)
+    if planner == "auto":
+        planner, heuristic = _auto(task, heuristic)
+    if planner == "tsp":
+        from .routing import solve_routing
+
+        return solve_routing(task, time_limit=time_limit, start=start)
+    if planner == "bfs":
+        if unit_costs(task):
+            return breadth_first(task, **limits)
+        result = best_first(task, None, planner="bfs", **limits)  # uniform-cost: optimal for any costs
+        result.reason = "action costs differ: ran uniform-cost search"
+        return result
+    if planner == "ucs":
+        return best_first(task, None, planner="ucs", **limits)
+    name = heuristic or ("hmax" if planner == "astar" else "hff")
+    try:
+        h = H.make(task, name)
+    except H.Unsupported as exc:
+        return PlanResult(UNSUPPORTED, planner, heuristic=name, reason=str(exc))
+    if planner == "astar":
+        result = best_first(task, h, planner="astar", **limits)
+        if result.status == SOLVED_SATISFICING:
+            result.reason = f"heuristic '{name}' is not admissible: the plan is not proven optimal"
+        return result
+    if planner == "wastar":
+        return best_first(task, h, weight=weight, planner="wastar", **limits)
+    return best_first(task, h, greedy=True, planner="gbfs", **limits)
+
+
+def _auto(task, heuristic):
+    from .relaxation import unsupported
+    from .search import unit_costs
+
+    if heuristic:
+        return "astar", heuristic
+    if task.problem.metadata.get("routing") or task.domain.metadata.get("routing"):
+        return "tsp", None
+    if unsupported(task) is None:
+        return "astar", "hmax"
+    return ("bfs", None) if unit_costs(task) else ("ucs", None)
+
+
+__all__ = ["solve", "PlanResult", "PLANNERS", "STATUSES", "SOLVED_OPTIMAL", "SOLVED_SATISFICING", "UNSOLVABLE_PROVEN",
+           "TIMEOUT", "MEMOUT", "UNSUPPORTED"]

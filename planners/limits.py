@@ -1,0 +1,49 @@
+"""Time and memory limits for search, checked cheaply every few hundred expansions."""
+from __future__ import annotations
+
+import resource
+import time
+
+
+def rss_mb() -> float:
+    """Peak resident memory of this process in MB (Linux reports KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+        return pages * resource.getpagesize() / 2**20
+    except OSError:
+        return rss_mb()
+
+
+class Limits:
+    CHECK_EVERY = 512
+
+    def __init__(self, time_limit: float | None = None, memory_limit_mb: float | None = None):
+        self.start = time.perf_counter()
+        self.deadline = self.start + time_limit if time_limit else None
+        self.memory_limit = memory_limit_mb
+        self.base_memory = current_rss_mb() if memory_limit_mb else 0.0
+        self.peak = 0.0
+        self._ticks = 0
+
+    def exceeded(self) -> str | None:
+        """'timeout', 'memout' or None; cheap enough to call every expansion."""
+        self._ticks += 1
+        if self._ticks % self.CHECK_EVERY:
+            return None
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return "timeout"
+        if self.memory_limit is not None:
+            used = current_rss_mb() - self.base_memory
+            self.peak = max(self.peak, used)
+            if used > self.memory_limit:
+                return "memout"
+        return None
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start

@@ -1,0 +1,49 @@
+"""One result type for every planner, with a fixed status vocabulary (after unified-planning).
+
+`solved-optimal` is only claimed when the algorithm proves it (BFS with unit costs, uniform-cost
+search, A* with an admissible heuristic, exact routing). A planner that cannot handle a feature
+says `unsupported` with the reason instead of returning a plan it cannot vouch for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SOLVED_OPTIMAL = "solved-optimal"
+SOLVED_SATISFICING = "solved-satisficing"
+UNSOLVABLE_PROVEN = "unsolvable-proven"
+TIMEOUT = "timeout"
+MEMOUT = "memout"
+UNSUPPORTED = "unsupported"
+STATUSES = (SOLVED_OPTIMAL, SOLVED_SATISFICING, UNSOLVABLE_PROVEN, TIMEOUT, MEMOUT, UNSUPPORTED)
+
+
+@dataclass
+class PlanResult:
+    status: str
+    planner: str
+    plan: list[str] = field(default_factory=list)  # action texts
+    actions: list = field(default_factory=list, repr=False)  # GroundActions (or joint tuples)
+    cost: float | None = None
+    expanded: int = 0
+    generated: int = 0
+    seconds: float = 0.0
+    peak_memory_mb: float = 0.0
+    bound: float | None = None  # proven suboptimality factor for satisficing plans, when known
+    lower_bound: float | None = None  # proven lower bound on the optimal cost, when known
+    heuristic: str | None = None
+    reason: str = ""
+
+    @property
+    def solved(self) -> bool:
+        return self.status in (SOLVED_OPTIMAL, SOLVED_SATISFICING)
+
+    def to_json(self) -> dict:
+        cost = self.cost
+        if isinstance(cost, float) and cost.is_integer():
+            cost = int(cost)
+        return {
+            "status": self.status, "planner": self.planner, "heuristic": self.heuristic, "plan": self.plan,
+            "cost": cost, "expanded": self.expanded, "generated": self.generated,
+            "seconds": round(self.seconds, 4), "peak_memory_mb": round(self.peak_memory_mb, 1),
+            "bound": self.bound, "lower_bound": self.lower_bound, "reason": self.reason,
+        }
