@@ -65,7 +65,8 @@ class GoalTracker:
         return _update(compiled, state, bits, progress)
 
     def violated(self, progress: int) -> bool:
-        return bool(progress & 1)
+        """Only a temporal goal reads latches: a state may carry another goal's progress (routing legs)."""
+        return self.temporal and bool(progress & 1)
 
 
 def _holds(cond, state, bits) -> bool:

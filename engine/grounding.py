@@ -34,13 +34,6 @@ class FactIndex:
             self._lookups[key] = table
         return table.get(tuple(v for _, v in bound), set())
 
-    def contains(self, pred: str, args: tuple) -> bool:
-        key = (pred, "all")
-        table = self._lookups.get(key)
-        if table is None:
-            table = self._lookups[key] = set(map(tuple, self.by_pred.get(pred, ())))
-        return args in table
-
 
 def top_conjuncts(formula) -> list:
     """The conjuncts of a formula's top-level 'and' (the formula itself otherwise)."""
@@ -87,14 +80,17 @@ class Binder:
     def bindings(self, index: FactIndex, domains: dict[str, list[str]], limit: int | None = None):
         """Yield dicts var -> object. `domains` gives each variable's candidate objects by type."""
         order = self.order
-        atoms_for = {}
-        checks_for = {}
-        for i, var in enumerate(order):
-            bound = set(order[: i + 1])
-            atoms_for[var] = [a for a in self.atoms if var in a.args and all(not is_var(x) or x in bound for x in a.args)]
-            checks_for[var] = [(x, y) for x, y in self.distinct if var in (x, y) and all(not is_var(t) or t in bound for t in (x, y))]
-        eq_for = {var: [(x, y) for x, y in self.equal if var in (x, y) and all(not is_var(t) or t in set(order[: i + 1]) for t in (x, y))]
-                  for i, var in enumerate(order)}
+        position = {var: i for i, var in enumerate(order)}
+        # each variable is filtered by every join atom that mentions it, using whatever other
+        # terms of the atom are bound by then (constants, or variables bound earlier)
+        atoms_for = {var: [a for a in self.atoms if var in a.args] for var in order}
+
+        def bound_before(term, var):
+            return not is_var(term) or (term in position and position[term] < position[var])
+        checks_for = {var: [(x, y) for x, y in self.distinct if var in (x, y) and all(bound_before(t, var) or t == var for t in (x, y))]
+                      for var in order}
+        eq_for = {var: [(x, y) for x, y in self.equal if var in (x, y) and all(bound_before(t, var) or t == var for t in (x, y))]
+                  for var in order}
         count = 0
         binding: dict[str, str] = {}
 
@@ -103,10 +99,13 @@ class Binder:
             best = None
             for atom in atoms_for[var]:
                 positions = [p for p, x in enumerate(atom.args) if x == var]
-                bound = tuple((p, binding.get(x, x)) for p, x in enumerate(atom.args) if x != var)
+                bound = tuple((p, binding.get(x, x)) for p, x in enumerate(atom.args)
+                              if x != var and bound_before(x, var))
                 values = index.values(atom.pred, bound, positions[0])
-                if len(positions) > 1:  # same variable twice in one atom
-                    values = {v for v in values if index.contains(atom.pred, tuple(v if x == var else binding.get(x, x) for x in atom.args))}
+                if len(positions) > 1:  # the same variable twice in one atom: scan (rare)
+                    values = {args[positions[0]] for args in index.by_pred.get(atom.pred, ())
+                              if all(args[p] == args[positions[0]] for p in positions)
+                              and all(args[p] == val for p, val in bound)}
                 best = values if best is None else best & values
                 if not best:
                     return ()

@@ -379,6 +379,7 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
             c.error(["settings", name], f"{value!r} is not allowed for '{name}'", f"allowed: {allowed}")
         settings[name] = value
     goal = p.goal(data["goal"], ["goal"], scope)
+    routing = _parse_routing(data.get("routing"), p, c, scope)
     agents = domain.agents
     if "agents" in data:
         if domain.agents is None:
@@ -395,8 +396,29 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
         name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,
         settings=settings, goal=goal, goal_text=data.get("goal_text", ""), agents=agents,
         max_steps=data.get("max_steps"), optimal=data.get("optimal"), description=data.get("description", ""),
-        metadata=data.get("metadata", {}), raw=data,
+        metadata=data.get("metadata", {}), routing=routing, raw=data,
     )
+
+
+def _parse_routing(raw, p: Parser, c: Collector, scope) -> dict | None:
+    if raw is None:
+        return None
+    targets = {name: p.goal(f, ["routing", "targets", name], scope) for name, f in raw["targets"].items()}
+    tour = raw.get("tour", "open")
+    if tour == "closed" and "return" not in raw:
+        c.error(["routing"], "a closed tour needs 'return': the formula that holds back at the end", 'e.g. "return": ["at", "start"]')
+    for i, rule in enumerate(raw.get("precedence", [])):
+        for side in ("before", "after"):
+            for j, name in enumerate(rule[side]):
+                if name not in targets:
+                    c.unknown(["routing", "precedence", i, side, j], "target", name, targets)
+    for name in raw.get("prizes", {}):
+        if name not in targets:
+            c.unknown(["routing", "prizes", name], "target", name, targets)
+    return {"targets": targets, "tour": tour,
+            "return": p.goal(raw["return"], ["routing", "return"], scope) if "return" in raw else None,
+            "precedence": [(list(r["before"]), list(r["after"])) for r in raw.get("precedence", [])],
+            "prizes": dict(raw["prizes"]) if "prizes" in raw else None, "budget": raw.get("budget")}
 
 
 def _check_ground_types(args, pred: m.PredicateDef | None, objects, p: Parser, c: Collector, path) -> None:

@@ -351,6 +351,7 @@ class Problem:
     optimal: dict | None = None
     description: str = ""
     metadata: dict = field(default_factory=dict)
+    routing: dict | None = None  # {"targets": {name: formula}, "tour", "return", "precedence", "prizes", "budget"}
     raw: dict = field(default_factory=dict, repr=False)
 
     def objects_of(self, type_name: str) -> list[str]:

@@ -1,8 +1,8 @@
 """A successor generator: which ground actions have their positive preconditions met in a state.
 
 A tree in the manner of Fast Downward's successor generator, specialised to bitsets: each node
-holds the actions whose positive preconditions are all tested on the path to it, and children
-keyed by one more fact. Evaluation visits only children whose fact is true in the state, found
+holds the actions whose positive preconditions are exactly the facts tested on the path to it,
+and children keyed by one more fact. Evaluation visits only children whose fact is true in the state, found
 by masking the state with the node's fact mask and walking the set bits, so the cost follows the
 number of candidate actions, not the number of ground actions.
 """
@@ -19,32 +19,36 @@ class _Node:
 
 
 def build_tree(actions) -> _Node:
-    return _build(list(actions), 0)
+    """A trie over each action's precondition facts, most widely shared facts first.
 
-
-def _build(actions, tested: int) -> _Node:
-    node = _Node()
-    rest = []
+    Ordering every action's facts by how many actions share them makes common prefixes merge
+    near the root; building is linear in the total number of precondition facts.
+    """
+    actions = list(actions)
+    counts: dict[int, int] = {}
+    fact_lists = []
     for a in actions:
-        if a.pre_pos & ~tested:
-            rest.append(a)
-        else:
-            node.actions.append(a)
-    while rest:
-        # split on the fact shared by most remaining actions: fewer, fuller children
-        counts: dict[int, int] = {}
-        for a in rest:
-            bits = a.pre_pos & ~tested
-            while bits:
-                low = bits & -bits
-                counts[low] = counts.get(low, 0) + 1
-                bits ^= low
-        fact = max(counts, key=lambda f: (counts[f], -f.bit_length()))
-        group = [a for a in rest if a.pre_pos & fact]
-        rest = [a for a in rest if not a.pre_pos & fact]
-        node.children[fact.bit_length() - 1] = _build(group, tested | fact)
-        node.mask |= fact
-    return node
+        facts = []
+        bits = a.pre_pos
+        while bits:
+            low = bits & -bits
+            f = low.bit_length() - 1
+            facts.append(f)
+            counts[f] = counts.get(f, 0) + 1
+            bits ^= low
+        fact_lists.append(facts)
+    root = _Node()
+    for a, facts in zip(actions, fact_lists):
+        facts.sort(key=lambda f: (-counts[f], f))
+        node = root
+        for f in facts:
+            child = node.children.get(f)
+            if child is None:
+                child = node.children[f] = _Node()
+                node.mask |= 1 << f
+            node = child
+        node.actions.append(a)
+    return root
 
 
 def candidates(tree: _Node, bits: int) -> list:

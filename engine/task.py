@@ -12,6 +12,7 @@ then the turn passes, then temporal goals are updated. See docs/language.md for 
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -39,7 +40,7 @@ class GroundAction:
     """One action schema with its arguments bound, compiled for fast tests and application."""
 
     __slots__ = ("index", "schema", "args", "binding", "name", "text", "pre", "pre_pos", "pre_neg", "pre_test",
-                 "effect", "cost", "actor")
+                 "effect", "cost", "actor", "reasons")
 
     def __init__(self, index, schema: m.ActionSchema, args, binding, pre, effect, cost, text):
         self.index = index
@@ -55,6 +56,7 @@ class GroundAction:
         self.effect: GroundEffect = effect
         self.cost = cost
         self.actor = binding.get(schema.actor) if schema.actor else None
+        self.reasons = None  # set only on stand-ins for texts that name no possible action
 
     def __repr__(self):
         return f"<{self.name}>"
@@ -150,6 +152,20 @@ class Task:
         from .loader import load_problem
 
         return cls(load_problem(path), **kwargs)
+
+    def with_goal(self, goal) -> "Task":
+        """The same task (sharing its grounding) with another goal: for legs between targets."""
+        import copy
+
+        other = copy.copy(self)
+        other.goal = GoalTracker(goal)
+        other._universes = {}
+        for key, u in self._universes.items():
+            clone = copy.copy(u)
+            clone.goal = None
+            other._universes[key] = clone
+        other._initial = None
+        return other
 
     # ------------------------------------------------------------ interning
     def fluent_index(self, key: tuple) -> int:
@@ -424,6 +440,8 @@ class Task:
         """Why `action` is not applicable in `state`, as sentences built from the domain's texts."""
         from .explain import explain_failure
 
+        if action.reasons is not None:
+            return list(action.reasons)
         reasons = []
         if self.turn_based and action.actor is not None and action.actor != self.agents[state.turn]:
             reasons.append(f"it is {self.agents[state.turn]}'s turn, not {action.actor}'s")
@@ -471,8 +489,62 @@ class Task:
             if match:
                 binding = dict(zip(names, match.groups()))
                 args = tuple(binding.get(v.lstrip("?")) for v, _ in schema.params)
-                if None not in args and self._args_fit(schema, args, objects):
+                if None in args:
+                    completed = self._complete(schema, args, state)
+                    if isinstance(completed, GroundAction):
+                        completed.text = raw
+                        return completed
+                    args = completed
+                if args is not None and self._args_fit(schema, args, objects):
                     return self.ground_action(schema.name, args, state) or self._unsatisfiable(schema, args, state)
+        return None
+
+    def _complete(self, schema, partial, state, limit: int = 50_000):
+        """Fill the parameters an action's text leaves out ('move south' names no cells).
+
+        Among all completions, the one whose precondition conjuncts hold the longest in the order
+        written is what the text most plausibly meant (the robot's own cell first, then the
+        neighbour, then whether it is free). Returns None unless exactly one completion is best.
+        """
+        u = self.universe(state.created)
+        pools = [[a] if a is not None else u.compiler.objects_of(t) for a, (_, t) in zip(partial, schema.params)]
+        size = 1
+        for pool in pools:
+            size *= len(pool)
+        if size > limit:
+            return None
+        conjuncts = top_conjuncts(schema.precondition)
+        names = [v for v, _ in schema.params]
+        best, best_key = [], None
+        for combo in itertools.product(*pools):
+            binding = dict(zip(names, combo))
+            key = []
+            for c in conjuncts:
+                ok = self.holds(c, state, binding)
+                key.append(ok)
+                if not ok:
+                    break
+            key = (len(key) - (0 if key[-1] else 1)) if key else 0
+            if best_key is None or key > best_key:
+                best, best_key = [combo], key
+            elif key == best_key:
+                best.append(combo)
+        if len(best) == 1:
+            return tuple(best[0])
+        if best and best_key < len(conjuncts):
+            # no completion gets past conjunct `best_key`: say so, with the named parameters filled in
+            from .render import atom_text
+
+            known = {v: best[0][i] for i, v in enumerate(names) if all(c[i] == best[0][i] for c in best)}
+            blocking = conjuncts[best_key]
+            if isinstance(blocking, m.Atom):
+                args = tuple(known.get(a, "some " + a.lstrip("?")) if a.startswith("?") else a for a in blocking.args)
+                reason = f"there is no way to make it true that {atom_text(self.domain, blocking.pred, args)}"
+            else:
+                reason = "no choice of the unnamed parameters satisfies its precondition"
+            stand_in = self._unsatisfiable(schema, tuple(a or "?" for a in partial), state)
+            stand_in.reasons = [reason]
+            return stand_in
         return None
 
     def _args_fit(self, schema, args, objects) -> bool:

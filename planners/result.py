@@ -32,6 +32,7 @@ class PlanResult:
     lower_bound: float | None = None  # proven lower bound on the optimal cost, when known
     heuristic: str | None = None
     reason: str = ""
+    value: float | None = None  # objective other than cost (the prize of an orienteering route)
 
     @property
     def solved(self) -> bool:
@@ -45,5 +46,5 @@ class PlanResult:
             "status": self.status, "planner": self.planner, "heuristic": self.heuristic, "plan": self.plan,
             "cost": cost, "expanded": self.expanded, "generated": self.generated,
             "seconds": round(self.seconds, 4), "peak_memory_mb": round(self.peak_memory_mb, 1),
-            "bound": self.bound, "lower_bound": self.lower_bound, "reason": self.reason,
+            "bound": self.bound, "lower_bound": self.lower_bound, "value": self.value, "reason": self.reason,
         }

@@ -6,8 +6,9 @@ Everything is drawn from one `random.Random(seed)`: first the K distinct obstacl
 start and the target (two distinct free cells). If the target cannot be reached from the start, or
 its shortest path is shorter than --min-distance moves (default: the grid side N, so a problem is
 never a trivial hop), the next draw from the same generator is used; a given (size, obstacles,
-seed, min-distance) always yields the same problem. The problem records the command that made it, the draw that was kept, an ASCII
-map, and the optimal plan length (a breadth-first search over the grid; every move costs 1).
+seed, min-distance) always yields the same problem. The problem records the command that made
+it, the draw that was kept, an ASCII map, and the optimal plan length (a breadth-first search
+over the grid; every move costs 1).
 """
 from __future__ import annotations
 

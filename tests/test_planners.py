@@ -1,0 +1,211 @@
+"""Planners: known optima, agreement between optimal planners, plans that validate, routing
+exactness against brute force, the any-state oracle, and fail-fast statuses."""
+import glob
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Task, validate_plan
+from engine.loader import build_problem, load_domain
+from planners import SOLVED_OPTIMAL, UNSOLVABLE_PROVEN, UNSUPPORTED, solve
+from planners.oracle import Oracle
+from planners.routing import brute_force_sequence, solve_sequence
+
+KNOWN = {
+    "problems/blocksworld/blocks-4-0.json": 6,
+    "problems/blocksworld/sussman.json": 6,
+    "problems/gripper/prob01.json": 11,
+    "problems/gripper/prob02.json": 17,
+    "problems/gripper/prob03.json": 23,
+    "problems/gripper/prob04.json": 29,
+}
+SMALL = [p for p in KNOWN if "prob03" not in p and "prob04" not in p]
+
+
+@pytest.mark.parametrize("path,optimum", KNOWN.items())
+def test_known_optima_with_bfs(path, optimum):
+    result = solve(Task.load(path), planner="bfs")
+    assert result.status == SOLVED_OPTIMAL and result.cost == optimum
+    assert validate_plan(Task.load(path), result.plan).valid
+
+
+@pytest.mark.parametrize("path", SMALL + ["problems/gridnav/room8-10.json"])
+@pytest.mark.parametrize("heuristic", ["blind", "hmax"])
+def test_astar_with_admissible_heuristics_agrees_with_bfs(path, heuristic):
+    task = Task.load(path)
+    bfs = solve(task, planner="bfs")
+    astar = solve(task, planner="astar", heuristic=heuristic)
+    assert astar.status == SOLVED_OPTIMAL and astar.cost == bfs.cost
+    assert validate_plan(task, astar.plan).valid
+
+
+@pytest.mark.parametrize("planner,heuristic", [("gbfs", "hff"), ("gbfs", "hadd"), ("wastar", "hff"), ("gbfs", "goal-count")])
+def test_satisficing_planners_return_valid_plans_with_honest_status(planner, heuristic):
+    task = Task.load("problems/gripper/prob02.json")
+    result = solve(task, planner=planner, heuristic=heuristic)
+    assert result.status == "solved-satisficing"
+    assert validate_plan(task, result.plan).valid and result.cost >= 17
+
+
+def test_blocks_acceptance_json():
+    result = solve(Task.load("problems/blocksworld/blocks-4-0.json"), planner="astar", heuristic="hmax")
+    data = result.to_json()
+    assert data["status"] == "solved-optimal" and data["cost"] == 6
+    assert {"status", "plan", "cost", "expanded", "generated", "seconds"} <= set(data)
+
+
+def test_unsolvable_is_proven_and_unknown_heuristic_is_unsupported():
+    task = Task.load("problems/blocksworld/sussman.json")
+    impossible = task.with_goal(build_goal(task, {"and": [["on", "a", "b"], ["on", "b", "a"]]}))
+    assert solve(impossible, planner="bfs").status == UNSOLVABLE_PROVEN
+    assert solve(impossible, planner="astar", heuristic="hmax").status == UNSOLVABLE_PROVEN
+    assert solve(task, planner="astar", heuristic="nope").status == UNSUPPORTED
+
+
+def test_time_limit_gives_timeout():
+    result = solve(Task.load("problems/gripper/prob04.json"), planner="bfs", time_limit=0.01)
+    assert result.status == "timeout"
+
+
+def build_goal(task, raw):
+    from engine.parse import Parser, _Scope
+    from engine.errors import Collector
+    p = Parser(Collector("<goal>"))
+    p.types, p.predicates, p.fluents, p.derived, p.settings = task.domain.types, task.domain.predicates, task.domain.fluents, task.domain.derived, task.domain.settings
+    return p.goal(raw, [], _Scope({}, task.problem.objects))
+
+
+# ---------------------------------------------------------------- generated problems
+@st.composite
+def blocks_problems(draw):
+    n = draw(st.integers(2, 4))
+    blocks = [f"b{i}" for i in range(n)]
+
+    def towers():
+        order = draw(st.permutations(blocks))
+        cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1))) if n > 1 else []
+        out, last = [], 0
+        for c in cuts + [n]:
+            out.append(order[last:c])
+            last = c
+        return out
+
+    def facts(ts):
+        out = []
+        for t in ts:
+            out.append(["ontable", t[0]])
+            out += [["on", x, y] for y, x in zip(t, t[1:])]
+            out.append(["clear", t[-1]])
+        return out
+    init = facts(towers()) + [["handempty"]]
+    goal = [f for f in facts(towers()) if f[0] == "on"] or [["handempty"]]
+    return {"groundplan": "1", "name": "gen", "domain": "blocksworld", "objects": {b: "block" for b in blocks},
+            "init": init, "goal": {"and": goal}}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(blocks_problems(), st.sampled_from(["bfs", "astar", "gbfs", "wastar", "ucs"]))
+def test_every_returned_plan_validates_and_optimal_ones_agree(data, planner):
+    task = Task(build_problem(data, "<gen>", None, domain=load_domain("domains/blocksworld/domain.json")))
+    result = solve(task, planner=planner)
+    assert result.solved
+    assert validate_plan(task, result.plan).valid
+    reference = solve(task, planner="bfs").cost
+    if result.status == SOLVED_OPTIMAL:
+        assert result.cost == reference
+    else:
+        assert result.cost >= reference
+
+
+# ---------------------------------------------------------------- routing
+@st.composite
+def routing_instances(draw):
+    n = draw(st.integers(1, 8))
+    cost = st.one_of(st.integers(1, 20), st.none()) if draw(st.booleans()) else st.integers(1, 20)
+    first = [draw(st.integers(1, 20)) for _ in range(n)]
+    leg = [[None if i == j else draw(cost) for j in range(n)] for i in range(n)]
+    closed = draw(st.booleans())
+    last = [draw(st.integers(1, 20)) if closed else 0 for _ in range(n)]
+    precedence = []
+    if n >= 2 and draw(st.booleans()):
+        split = draw(st.integers(1, n - 1))
+        order = draw(st.permutations(range(n)))
+        precedence = [(list(order[:split]), list(order[split:]))]
+    prizes = budget = None
+    if draw(st.booleans()):
+        prizes = [draw(st.integers(0, 9)) for _ in range(n)]
+        budget = draw(st.integers(0, 60))
+    return n, first, leg, last, precedence, prizes, budget
+
+
+@settings(max_examples=60, deadline=None)
+@given(routing_instances())
+def test_routing_equals_brute_force_up_to_8_targets(instance):
+    n, first, leg, last, precedence, prizes, budget = instance
+    if prizes is None and n == 8:
+        leg = [[c if c is not None else 20 for c in row] for row in leg]  # keep brute force fast: 40k orders
+    exact = solve_sequence(n, first, leg, last, precedence, prizes, budget)
+    brute = brute_force_sequence(n, first, leg, last, precedence, prizes, budget)
+    assert (exact is None) == (brute is None)
+    if exact is not None:
+        assert exact[3] is True  # proven by CP-SAT
+        assert exact[1] == brute[1] if prizes is None else (exact[2], exact[1]) == (brute[2], brute[1])
+
+
+LINE_WORLD = {
+    "groundplan": "1", "name": "corridor",
+    "types": {"cell": "object"},
+    "predicates": {"at": {"parameters": [["?c", "cell"]]}, "adj": {"parameters": [["?a", "cell"], ["?b", "cell"]]},
+                   "seen": {"parameters": [["?c", "cell"]]}},
+    "actions": {"go": {"parameters": [["?a", "cell"], ["?b", "cell"]], "precondition": {"and": [["at", "?a"], ["adj", "?a", "?b"]]},
+                       "effect": [{"del": ["at", "?a"]}, {"add": ["at", "?b"]}], "text": "go {b}"},
+                "inspect": {"parameters": [["?c", "cell"]], "precondition": ["at", "?c"], "effect": [{"add": ["seen", "?c"]}],
+                            "text": "inspect {c}"}}
+}
+
+
+def corridor(targets, precedence=(), tour="open"):
+    cells = [f"c{i}" for i in range(7)]
+    adj = [["adj", a, b] for a, b in zip(cells, cells[1:])] + [["adj", b, a] for a, b in zip(cells, cells[1:])]
+    routing = {"targets": {t: ["seen", t] for t in targets}, "tour": tour,
+               "precedence": [{"before": list(a), "after": list(b)} for a, b in precedence]}
+    if tour == "closed":
+        routing["return"] = ["at", "c3"]
+    goal = {"and": [["seen", t] for t in targets] + ([["at", "c3"]] if tour == "closed" else [])}
+    data = {"groundplan": "1", "name": "corridor", "domain": "corridor", "objects": {c: "cell" for c in cells},
+            "init": [["at", "c3"]] + adj, "goal": goal, "routing": routing}
+    if precedence:  # the same ordering as an 'always' constraint, so BFS can check it independently
+        a, b = precedence[0]
+        data["goal"] = {"all": [{"always": {"imply": [{"or": [["seen", x] for x in b]}, {"and": [["seen", x] for x in a]}]}}, goal]}
+    return Task(build_problem(data, "<corridor>", None, domain=load_domain(LINE_WORLD)))
+
+
+@pytest.mark.parametrize("targets,precedence,tour", [
+    (["c0", "c6"], (), "open"), (["c1", "c5", "c6"], (), "open"), (["c0", "c6"], (), "closed"),
+    (["c0", "c2", "c6"], [(["c6"], ["c0", "c2"])], "open"),
+])
+def test_routing_planner_matches_bfs_on_the_whole_task(targets, precedence, tour):
+    task = corridor(targets, precedence, tour)
+    routed = solve(task, planner="tsp")
+    reference = solve(task, planner="bfs")
+    assert routed.status == SOLVED_OPTIMAL, routed.reason
+    assert routed.cost == reference.cost
+    assert validate_plan(task, routed.plan).valid
+
+
+def test_oracle_from_any_state_and_cache():
+    task = Task.load("problems/gripper/prob01.json")
+    oracle = Oracle(task)
+    s0 = task.initial_state()
+    assert oracle.cost(s0) == 11
+    plan = oracle.plan(s0)
+    state = s0
+    for i, action in enumerate(plan):
+        assert oracle.cost(state) == 11 - i
+        state = task.successor(state, action)
+    assert oracle.searches == 1  # every state on the optimal plan came from the first search
+    moved = task.successor(s0, task.parse_action("move from rooma to roomb", s0) if False else task.applicable(s0)[-1])
+    assert oracle.cost(moved) in (10, 11, 12)
+    assert math.isinf(Oracle(task.with_goal(build_goal(task, {"and": [["at-robby", "rooma"], ["at-robby", "roomb"]]}))).cost(s0))
