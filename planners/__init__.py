@@ -31,8 +31,14 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
         from .routing import solve_routing
 
         return solve_routing(task, time_limit=time_limit, start=start)
+    from . import strips
+
+    view = strips.strips_view(task)
+    begin = start if start is not None else task.initial_state()
     if planner == "bfs":
         if unit_costs(task):
+            if view is not None:
+                return strips.bfs(view, begin, time_limit, memory_limit)
             return breadth_first(task, **limits)
         result = best_first(task, None, planner="bfs", **limits)  # uniform-cost: optimal for any costs
         result.reason = "action costs differ: ran uniform-cost search"
@@ -44,6 +50,15 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
         h = H.make(task, name)
     except H.Unsupported as exc:
         return PlanResult(UNSUPPORTED, planner, heuristic=name, reason=str(exc))
+    fast = getattr(h, "from_bits", None) if view is not None else None
+    if fast is not None:
+        greedy = planner == "gbfs"
+        w = weight if planner == "wastar" else 1.0
+        result = strips.best_first(view, fast, begin, weight=w, greedy=greedy, planner=planner, admissible=h.admissible,
+                                   time_limit=time_limit, memory_limit=memory_limit, heuristic_name=h.name)
+        if result.status == SOLVED_SATISFICING and planner == "astar":
+            result.reason = f"heuristic '{name}' is not admissible: the plan is not proven optimal"
+        return result
     if planner == "astar":
         result = best_first(task, h, planner="astar", **limits)
         if result.status == SOLVED_SATISFICING:

@@ -55,10 +55,20 @@ class Blind:
     def __call__(self, state):
         return 0 if self.task.is_goal(state) else self.min_cost
 
+    def from_bits(self, bits: int):
+        goal = self.task._goal_for(self.task.universe())
+        return 0 if goal is True or (bits & goal.pos == goal.pos and not bits & goal.neg) else self.min_cost
+
 
 class GoalCount:
     name = "goal-count"
     admissible = False
+
+    def from_bits(self, bits: int):
+        goal = self.task._goal_for(self.task.universe())
+        if goal is True:
+            return 0
+        return (goal.pos & ~bits).bit_count() + (goal.neg & bits).bit_count()
 
     def __init__(self, task):
         if task.goal.temporal:
@@ -104,34 +114,67 @@ class HMax:
         self.r = relaxation
 
     def __call__(self, state):
-        r = self.r
-        if r.goal_unreachable:
+        if self.r.goal_unreachable:
             return math.inf
-        reached = r.initial_facts(state)
+        return self.from_bits(self.r.initial_facts(state))
+
+    def from_bits(self, reached: int):
+        """h_max of the relaxed state `reached` (fact bits plus running-timer pseudo-facts)."""
+        r = self.r
         goal = r.goal
         if not r.unit:
             return _propagate(r, reached, max)[0]
-        tree = r.tree
+        if goal & ~reached == 0:
+            return 0
+        # Relaxed exploration over the successor trie: every node is activated once, when the
+        # facts on its path are first reached; between layers only frontier children keyed by
+        # newly reached facts are visited. Unit-cost actions add their facts to the next layer,
+        # zero-cost ones (timers) within the current one.
         layer = 0
+        stack = [r.tree]
+        frontier = []
+        next_add = 0
         while True:
-            # close under zero-cost relaxed actions (timers) within the layer
-            while True:
-                grown = reached
-                for a in candidates(tree, reached):
-                    if a.cost == 0:
-                        grown |= a.add
-                if grown == reached:
-                    break
-                reached = grown
+            zero_add = 0
+            while stack:
+                node = stack.pop()
+                for a in node.actions:
+                    if a.cost:
+                        next_add |= a.add
+                    else:
+                        zero_add |= a.add
+                mask = node.mask
+                if mask:
+                    if mask & ~reached:
+                        frontier.append(node)
+                    live = mask & reached
+                    children = node.children
+                    while live:
+                        low = live & -live
+                        stack.append(children[low.bit_length() - 1])
+                        live ^= low
+            new = zero_add & ~reached
+            if not new:
+                new = next_add & ~reached
+                if not new:
+                    return math.inf
+                next_add = 0
+                layer += 1
+            reached |= new
             if goal & ~reached == 0:
                 return layer
-            grown = reached
-            for a in candidates(tree, reached):
-                grown |= a.add
-            if grown == reached:
-                return math.inf
-            reached = grown
-            layer += 1
+            still = []
+            for node in frontier:
+                live = node.mask & new
+                if live:
+                    children = node.children
+                    while live:
+                        low = live & -live
+                        stack.append(children[low.bit_length() - 1])
+                        live ^= low
+                if node.mask & ~reached:
+                    still.append(node)
+            frontier = still
 
 
 class HAdd:
@@ -144,7 +187,10 @@ class HAdd:
     def __call__(self, state):
         if self.r.goal_unreachable:
             return math.inf
-        return _propagate(self.r, self.r.initial_facts(state), sum)[0]
+        return self.from_bits(self.r.initial_facts(state))
+
+    def from_bits(self, reached: int):
+        return _propagate(self.r, reached, sum)[0]
 
 
 class HFF:
@@ -155,10 +201,12 @@ class HFF:
         self.r = relaxation
 
     def __call__(self, state):
-        r = self.r
-        if r.goal_unreachable:
+        if self.r.goal_unreachable:
             return math.inf
-        reached = r.initial_facts(state)
+        return self.from_bits(self.r.initial_facts(state))
+
+    def from_bits(self, reached: int):
+        r = self.r
         value, cost, supporter = _propagate(r, reached, sum)
         if value == math.inf:
             return math.inf

@@ -209,3 +209,18 @@ def test_oracle_from_any_state_and_cache():
     moved = task.successor(s0, task.parse_action("move from rooma to roomb", s0) if False else task.applicable(s0)[-1])
     assert oracle.cost(moved) in (10, 11, 12)
     assert math.isinf(Oracle(task.with_goal(build_goal(task, {"and": [["at-robby", "rooma"], ["at-robby", "roomb"]]}))).cost(s0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["problems/gripper/prob02.json", "problems/blocksworld/blocks-4-0.json", "problems/gridnav/room8-10.json"]),
+       st.lists(st.integers(0, 1000), max_size=15))
+def test_layered_hmax_equals_generic_cost_propagation(path, choices):
+    from engine.testing import replay_choices
+    from planners.heuristics import _propagate, make
+    task = _tasks.setdefault(path, Task.load(path))
+    h = make(task, "hmax")
+    bits = h.r.initial_facts(replay_choices(task, choices).states[-1])
+    assert h.from_bits(bits) == _propagate(h.r, bits, max)[0]
+
+
+_tasks: dict = {}

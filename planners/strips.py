@@ -1,0 +1,176 @@
+"""A fast path for tasks that are plain STRIPS once grounded: search over fact bitsets.
+
+When every ground action has only mask preconditions and mask effects (no numeric fluents,
+timers, conditional effects, derived predicates, temporal goals or turns), a state is fully
+described by its fact bitset. Searching over bare integers skips building State tuples and the
+general step machinery; it is the same transition system, and the found plan is replayed
+through the interpreter to produce the result, so the two paths cannot drift apart.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+
+from engine.successors import build_tree
+
+from .limits import Limits
+from .result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
+
+
+class Op:
+    __slots__ = ("pre_pos", "pre_neg", "keep", "add", "cost", "action")
+
+    def __init__(self, action):
+        self.pre_pos = action.pre_pos
+        self.pre_neg = action.pre_neg
+        self.keep = ~action.effect.delete
+        self.add = action.effect.add
+        self.cost = action.cost
+        self.action = action
+
+
+class StripsView:
+    def __init__(self, task, ops, goal):
+        self.task = task
+        self.ops = ops
+        self.tree = build_tree(ops)
+        self.goal_pos = goal.pos if goal is not True else 0
+        self.goal_neg = goal.neg if goal is not True else 0
+
+
+def strips_view(task) -> StripsView | None:
+    """The task as bitset STRIPS, or None when it uses anything richer."""
+    if task.has_derived or task.goal.temporal or task.turn_based or task.domain.creates_objects():
+        return None
+    if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+        return None
+    if task.domain.timers or task.fluent_keys and task.initial_state().values != tuple(task.fluent_defaults):
+        return None
+    u = task.universe()
+    if u.actions is None:
+        return None
+    for a in u.actions:
+        if a.pre_test is not None or not a.effect.simple or callable(a.cost):
+            return None
+    goal = task._goal_for(u)
+    if goal is False or (goal is not True and goal.test is not None):
+        return None
+    return StripsView(task, [Op(a) for a in u.actions], goal)
+
+
+def _successors(tree, s):
+    """(op, next bits) for every applicable op; the successor tree walked inline."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for op in node.actions:
+            if not s & op.pre_neg:
+                yield op, (s & op.keep) | op.add
+        live = s & node.mask
+        if live:
+            children = node.children
+            while live:
+                low = live & -live
+                stack.append(children[low.bit_length() - 1])
+                live ^= low
+
+
+def _result(view, status, planner, parents, goal_bits, expanded, generated, limits, start, **extra):
+    ops = []
+    if goal_bits is not None:
+        s = goal_bits
+        while parents[s] is not None:
+            s, op = parents[s]
+            ops.append(op)
+        ops.reverse()
+    actions = [op.action for op in ops]
+    cost = sum(op.cost for op in ops) if goal_bits is not None else None
+    return PlanResult(status=status, planner=planner, plan=[a.text for a in actions], actions=actions, cost=cost,
+                      expanded=expanded, generated=generated, seconds=limits.seconds, peak_memory_mb=limits.peak, **extra)
+
+
+def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResult:
+    limits = Limits(time_limit, memory_limit)
+    s0 = start.facts
+    gpos, gneg = view.goal_pos, view.goal_neg
+    parents = {s0: None}
+    if s0 & gpos == gpos and not s0 & gneg:
+        return _result(view, SOLVED_OPTIMAL, "bfs", parents, s0, 0, 1, limits, start)
+    tree = view.tree
+    layer = [s0]
+    expanded = generated = 0
+    exceeded = limits.exceeded
+    while layer:
+        nxt = []
+        append = nxt.append
+        for s in layer:
+            stop = exceeded()
+            if stop:
+                return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, "bfs", parents, None, expanded, generated, limits, start)
+            expanded += 1
+            stack = [tree]
+            while stack:
+                node = stack.pop()
+                for op in node.actions:
+                    if s & op.pre_neg:
+                        continue
+                    t = (s & op.keep) | op.add
+                    generated += 1
+                    if t in parents:
+                        continue
+                    parents[t] = (s, op)
+                    if t & gpos == gpos and not t & gneg:
+                        return _result(view, SOLVED_OPTIMAL, "bfs", parents, t, expanded, generated, limits, start)
+                    append(t)
+                live = s & node.mask
+                if live:
+                    children = node.children
+                    while live:
+                        low = live & -live
+                        stack.append(children[low.bit_length() - 1])
+                        live ^= low
+        layer = nxt
+    return _result(view, UNSOLVABLE_PROVEN, "bfs", parents, None, expanded, generated, limits, start)
+
+
+def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="astar", admissible=True,
+               time_limit=None, memory_limit=None, heuristic_name=None) -> PlanResult:
+    """A*/weighted A*/greedy over bitsets; `h` maps fact bits to an estimate (inf: dead end)."""
+    limits = Limits(time_limit, memory_limit)
+    s0 = start.facts
+    gpos, gneg = view.goal_pos, view.goal_neg
+    h0 = h(s0)
+    if h0 == math.inf:
+        return _result(view, UNSOLVABLE_PROVEN, planner, {}, None, 0, 1, limits, start, heuristic=heuristic_name)
+    parents = {s0: None}
+    best_g = {s0: 0}
+    heap = [(h0 if greedy else weight * h0, h0, 0, s0, 0)]
+    counter = expanded = generated = 0
+    tree = view.tree
+    optimal = admissible and weight == 1 and not greedy
+    while heap:
+        f, hv, _, s, g = heapq.heappop(heap)
+        if g > best_g[s]:
+            continue
+        stop = limits.exceeded()
+        if stop:
+            return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, planner, parents, None, expanded, generated, limits,
+                           start, heuristic=heuristic_name, lower_bound=f if optimal else None)
+        if s & gpos == gpos and not s & gneg:
+            bound = None if optimal else (weight if admissible and not greedy else None)
+            return _result(view, SOLVED_OPTIMAL if optimal else SOLVED_SATISFICING, planner, parents, s, expanded, generated,
+                           limits, start, heuristic=heuristic_name, bound=bound)
+        expanded += 1
+        for op, t in _successors(tree, s):
+            generated += 1
+            g2 = g + op.cost
+            if g2 >= best_g.get(t, math.inf):
+                continue
+            h2 = h(t)
+            if h2 == math.inf:
+                continue
+            best_g[t] = g2
+            parents[t] = (s, op)
+            counter += 1
+            heapq.heappush(heap, (h2 if greedy else g2 + weight * h2, h2, counter, t, g2))
+    return _result(view, UNSOLVABLE_PROVEN, planner, parents, None, expanded, generated, limits, start, heuristic=heuristic_name)
