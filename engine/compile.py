@@ -7,10 +7,17 @@ does integer arithmetic on states. Ground effects are compiled the same way.
 """
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
 from . import model as m
+from .errors import GroundplanError
+
+
+class NumericError(GroundplanError, ArithmeticError):
+    """A numeric expression has no finite value (division by zero, overflow)."""
 
 
 class FactTable:
@@ -326,13 +333,35 @@ COMPARE = {
 
 def _div(xs):
     if xs[1] == 0:
-        raise ZeroDivisionError("division by zero in a numeric expression")
+        raise NumericError("division by zero in a numeric expression")
     return xs[0] / xs[1]
 
 
+def finite(x) -> bool:
+    """x is a number a float can hold (not inf, not NaN, not an int beyond float range)."""
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
+def _checked(op, fn):
+    def apply(xs):
+        try:
+            value = fn(xs)
+        except OverflowError:
+            value = math.inf
+        if not finite(value):
+            raise NumericError(f"the numeric expression '{op}' overflows (beyond ±{sys.float_info.max:.1e})")
+        return value
+    return apply
+
+
 ARITH = {
-    "+": sum, "-": lambda xs: xs[0] - xs[1], "*": lambda xs: _product(xs), "/": _div,
-    "min": min, "max": max, "abs": lambda xs: abs(xs[0]),
+    op: _checked(op, fn) for op, fn in {
+        "+": sum, "-": lambda xs: xs[0] - xs[1], "*": lambda xs: _product(xs), "/": _div,
+        "min": min, "max": max, "abs": lambda xs: abs(xs[0]),
+    }.items()
 }
 
 

@@ -81,6 +81,8 @@ def read_data(path: str | Path) -> Any:
         raise ModelError([Diagnostic(file, "", "is a directory, not a file")]) from None
     except OSError as exc:
         raise ModelError([Diagnostic(file, "", f"cannot read: {exc.strerror}")]) from None
+    except ValueError:  # e.g. an embedded NUL byte
+        raise ModelError([Diagnostic(file, "", "not a usable file path", "check the path")]) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

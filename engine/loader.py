@@ -68,7 +68,10 @@ def _read(source, kind: str) -> tuple[Any, str, Path | None]:
 def load_domain(source) -> m.Domain:
     """A validated Domain from a path or from data; raises ModelError listing every problem."""
     if isinstance(source, (str, Path)):
-        path = Path(source).resolve()
+        try:
+            path = Path(source).resolve()
+        except (OSError, ValueError):  # a path the OS cannot take: read_data reports it
+            return _build_domain(read_data(source), str(source))
         try:
             stamp = path.stat().st_mtime_ns
         except OSError:
@@ -300,10 +303,13 @@ def resolve_domain_reference(reference: str, problem_path: Path | None) -> Path 
     candidates.append(Path(reference))
     candidates.append(DOMAINS_DIR / reference / "domain.json")
     for path in candidates:
-        if path.is_file():
-            return path
-        if path.is_dir() and (path / "domain.json").is_file():
-            return path / "domain.json"
+        try:
+            if path.is_file():
+                return path
+            if path.is_dir() and (path / "domain.json").is_file():
+                return path / "domain.json"
+        except OSError:  # e.g. a name too long for the file system: not a domain there
+            continue
     return None
 
 

@@ -50,7 +50,10 @@ def visible_content(task, state: State) -> dict:
     """What an observer may see: true visible atoms, visible fluent values, the turn."""
     domain = task.domain
     hidden = {n for n, d in {**domain.predicates, **domain.derived}.items() if d.hidden}
-    atoms = [a for a in task.true_atoms(state) if a[0] not in hidden]
+    order = {name: i for i, name in enumerate(list(domain.predicates) + list(domain.derived))}
+    objects = {name: i for i, name in enumerate(task.objects(state))}
+    atoms = sorted((a for a in task.true_atoms(state) if a[0] not in hidden),
+                   key=lambda a: (order[a[0]], [objects.get(x, len(objects)) for x in a[1]]))
     values = []
     keys = dict.fromkeys([k for k, _ in task.problem.values] + list(task.fluent_keys))
     for name, args in keys:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import model as m
-from .compile import Compiler, Condition, FactTable, GroundEffect
+from .compile import Compiler, Condition, FactTable, GroundEffect, NumericError, finite
 from .errors import GroundplanError, did_you_mean
 from .goals import GoalTracker
 from .grounding import Binder, FactIndex, candidate_domains, top_conjuncts
@@ -649,6 +649,9 @@ class _Builder:
                 self.values[index] += value
             else:
                 self.values[index] -= value
+            if not finite(self.values[index]):
+                name, args = self.task.fluent_keys[index]
+                raise NumericError(f"'{op}' makes {name}({', '.join(args)}) overflow (beyond ±1.8e+308)")
         for tid in stops:
             self.timers.pop(tid, None)
         if starts:

@@ -1,0 +1,73 @@
+"""The groundplan command line: outputs and exit codes (0 valid, 1 invalid, 2 unusable input)."""
+import json
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from engine.cli import main
+
+
+def run(*args):
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_validate_domain_problem_and_plans(tmp_path):
+    assert run("validate", "domains/blocksworld/domain.json")[0] == 0
+    assert run("validate", "problems/blocksworld/sussman.json")[0] == 0
+    good = tmp_path / "good.plan"
+    good.write_text("unstack c from a\nput down c\npick up b\nstack b on c\npick up a\nstack a on b\n")
+    code, out = run("validate", "problems/blocksworld/sussman.json", str(good), "--json")
+    assert code == 0 and json.loads(out)["valid"] is True
+    bad = tmp_path / "bad.plan"
+    bad.write_text("unstack c from a\n(fly c)\n")
+    code, out = run("validate", "problems/blocksworld/sussman.json", str(bad), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["status"] == "unknown-action" and data["failed_step"] == 2
+    short = tmp_path / "short.plan"
+    short.write_text("unstack c from a\n")
+    code, out = run("validate", "problems/blocksworld/sussman.json", str(short))
+    assert code == 1 and "goal does not hold" in out
+
+
+def test_invalid_and_unreadable_files(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"groundplan": "1", "name": "x", ')
+    code, out = run("validate", str(broken))
+    assert code == 2 and "not valid JSON" in out
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"groundplan": "1", "name": "x", "domain": "blocksworld", "goal": ["clera", "a"]}))
+    code, out = run("validate", str(wrong))
+    assert code == 1 and "/goal/0" in out and "did you mean 'clear'" in out
+    code, out = run("show", str(wrong))
+    assert code == 2 and "Traceback" not in out
+
+
+def test_show_actions_and_plan():
+    code, out = run("show", "problems/blocksworld/sussman.json", "--format", "structured")
+    assert code == 0 and "on: (c a)" in out
+    code, out = run("actions", "problems/blocksworld/sussman.json", "--json")
+    assert code == 0 and [a["text"] for a in json.loads(out)] == ["pick up b", "unstack c from a"]
+    code, out = run("plan", "problems/blocksworld/blocks-4-0.json", "--planner", "astar", "--heuristic", "hmax", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["status"] == "solved-optimal" and data["cost"] == 6
+
+
+def test_play_in_the_terminal():
+    result = CliRunner().invoke(main, ["play", "problems/blocksworld/sussman.json"],
+                                input="2\nput down c\npick up b\n3\npick up a\nstack a on b\n")
+    assert result.exit_code == 0 and "Goal reached in 6 steps" in result.output
+
+
+def test_check_command():
+    code, out = run("check", "problems/gripper/prob01.json", "--examples", "20")
+    assert code == 0 and "all laws and invariants hold" in out
+
+
+def test_help_is_fast_and_imports_nothing_heavy():
+    code = ("import sys, time; t=time.perf_counter(); import engine.cli; "
+            "heavy=[m for m in ('litellm','ortools','matplotlib','networkx','jsonschema') if m in sys.modules]; "
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
