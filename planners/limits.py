@@ -45,5 +45,10 @@ class Limits:
         return None
 
     @property
+    def peak_mb(self) -> float:
+        """Peak memory: tracked above the start when a limit is set, else the process's peak."""
+        return self.peak if self.memory_limit is not None else rss_mb()
+
+    @property
     def seconds(self) -> float:
         return time.perf_counter() - self.start

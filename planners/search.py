@@ -28,7 +28,7 @@ def _plan(parents, state):
 def _result(status, planner, labels, cost, expanded, generated, limits, **extra) -> PlanResult:
     return PlanResult(status=status, planner=planner, plan=[label_text(x) for x in labels], actions=labels, cost=cost,
                       expanded=expanded, generated=generated, seconds=limits.seconds,
-                      peak_memory_mb=limits.peak, **extra)
+                      peak_memory_mb=limits.peak_mb, **extra)
 
 
 def unit_costs(task) -> bool:
@@ -36,6 +36,8 @@ def unit_costs(task) -> bool:
     u = task.universe()
     if u.actions is None or task.domain.creates_objects():
         return False
+    if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+        return False  # a round costs the sum of its agents' actions
     return all(a.cost == 1 for a in u.actions)
 
 

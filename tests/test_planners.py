@@ -1,4 +1,6 @@
 """Planners: known optima, agreement between optimal planners, plans that validate, routing
+import sys, os
+sys.path.insert(0, os.path.dirname(__file__))
 exactness against brute force, the any-state oracle, and fail-fast statuses."""
 import glob
 import math
@@ -31,7 +33,7 @@ def test_known_optima_with_bfs(path, optimum):
     assert validate_plan(Task.load(path), result.plan).valid
 
 
-@pytest.mark.parametrize("path", SMALL + ["problems/gridnav/room8-10.json"])
+@pytest.mark.parametrize("path", sorted(glob.glob("problems/*/*.json")))
 @pytest.mark.parametrize("heuristic", ["blind", "hmax"])
 def test_astar_with_admissible_heuristics_agrees_with_bfs(path, heuristic):
     task = Task.load(path)
@@ -224,3 +226,43 @@ def test_layered_hmax_equals_generic_cost_propagation(path, choices):
 
 
 _tasks: dict = {}
+
+
+def timed_kitchen(goal, settings=None):
+    """The semantics tests' kitchen without its object-creating action (relaxation refuses creation)."""
+    import copy
+    import test_semantics
+    domain = copy.deepcopy(test_semantics.KITCHEN)
+    del domain["actions"]["fill"], domain["timers"]["fill"]
+    problem = {"groundplan": "1", "name": "p", "domain": "mini", "objects": {
+        "patty": "item", "lettuce": "item", "stove1": "station", "table": "station"},
+        "init": [["on", "patty", "stove1"], ["stove", "stove1"], ["on", "lettuce", "table"]], "goal": goal,
+        "settings": settings or {}}
+    return Task(build_problem(problem, "<p>", None, domain=load_domain(domain)))
+
+
+def test_creation_makes_relaxation_heuristics_unsupported_with_a_reason():
+    from test_semantics import kitchen
+    result = solve(kitchen(goal=["cooked", "patty"]), planner="astar", heuristic="hmax")
+    assert result.status == UNSUPPORTED and "creates objects" in result.reason
+
+
+def test_timed_world_bfs_and_hmax_agree_and_plans_wait_for_timers():
+    task = timed_kitchen({"and": [["cooked", "patty"], ["cut", "lettuce"]]})
+    bfs, astar = solve(task, planner="bfs"), solve(task, planner="astar", heuristic="hmax")
+    assert bfs.status == astar.status == SOLVED_OPTIMAL and bfs.cost == astar.cost == 4  # cook, then cut three times
+    assert validate_plan(task, astar.plan).valid
+    slow = timed_kitchen(["cooked", "patty"], settings={"cook_time": 5})
+    result = solve(slow, planner="astar", heuristic="hmax")
+    assert result.cost == 6 and result.plan[0] == "cook patty on stove1"  # then five steps of waiting (or anything)
+
+
+def test_simultaneous_agents_search_joint_actions():
+    from test_semantics import two_robots
+    task = two_robots("simultaneous")
+    result = solve(task, planner="bfs")
+    # a round applies actions in agent order (r1 first), so r1 cannot enter y in the round r2 leaves it
+    assert result.status == SOLVED_OPTIMAL and result.plan == ["r1 waits | r2 moves from y to z", "r1 moves from x to y | r2 waits"]
+    assert result.cost == 4  # a round costs the sum of its agents' action costs
+    turns = solve(two_robots("turns"), planner="bfs")
+    assert turns.status == SOLVED_OPTIMAL and len(turns.plan) == 3  # r1 waits, r2 moves, r1 moves
