@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from engine.errors import Diagnostic, GroundplanError, ModelError
 from engine.loader import load_domain, load_problem
+from engine.render import FORMATS, render
 from engine.task import Task
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -399,6 +400,7 @@ def exercise(problem, draw) -> None:
             if not actions:
                 break
             action = actions[draw(st.integers(0, len(actions) - 1))]
+            assert task.is_applicable(state, action), f"applicable() listed {action.name} but it is not applicable"
             tried = tried or action
             state = task.apply(state, action)
             task.is_goal(state)
@@ -406,6 +408,8 @@ def exercise(problem, draw) -> None:
         if tried is not None:  # an action taken earlier, perhaps inapplicable now: exercises explain()
             task.step(state, tried)
         task.wait_step(state)
+        for fmt in FORMATS:
+            render(task, state, fmt)
     except ModelError as error:
         check_model_error(error)
         event("run: ModelError")
@@ -449,7 +453,7 @@ SCALE = max(1, int(os.environ.get("FUZZ_SCALE", "1")))
 
 
 # ------------------------------------------------------------------ tests
-@settings(COMMON, max_examples=200 * SCALE)
+@settings(COMMON, max_examples=300 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_mutated_domain_data(world, data):
     """A mutated domain given as data; when it loads, an unmutated problem of it is run."""
@@ -464,7 +468,7 @@ def test_mutated_domain_data(world, data):
         exercise(problem, data.draw)
 
 
-@settings(COMMON, max_examples=150 * SCALE)
+@settings(COMMON, max_examples=400 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_gently_mutated_worlds_run(world, data):
     """One loadable-looking change to a domain or a problem (a renamed name, a small number, a
@@ -484,7 +488,7 @@ def test_gently_mutated_worlds_run(world, data):
         exercise(problem, data.draw)
 
 
-@settings(COMMON, max_examples=200 * SCALE)
+@settings(COMMON, max_examples=300 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_mutated_problem_data(world, data):
     """A mutated problem given as data, against its intact domain (or resolving its own 'domain')."""
@@ -498,7 +502,7 @@ def test_mutated_problem_data(world, data):
         exercise(problem, data.draw)
 
 
-@settings(COMMON, max_examples=120 * SCALE)
+@settings(COMMON, max_examples=150 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_mutated_files(world, data, workdir):
     """Mutated domain and problem written as JSON or YAML files and loaded by path."""
@@ -520,7 +524,7 @@ def test_mutated_files(world, data, workdir):
         exercise(problem, data.draw)
 
 
-@settings(COMMON, max_examples=120 * SCALE)
+@settings(COMMON, max_examples=200 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_corrupted_text(world, data, workdir):
     """Truncated JSON, spliced junk and random bytes, as a domain file and as a problem file."""
@@ -558,3 +562,68 @@ def test_nan_and_infinity_survive_dumping():
     """The file-based tests really write NaN/Infinity tokens (json.dumps allows them)."""
     text = dump({"x": [math.nan, math.inf]}, "json")
     assert "NaN" in text and "Infinity" in text
+
+
+# ------------------------------------------------------------------ crashes found by fuzzing, kept as regressions
+def run_plan(domain_doc, problem_doc, plan):
+    """Load, build the task and take the actions of `plan` (by text); return what the engine raised, if anything."""
+    try:
+        task = Task(load_problem(copy.deepcopy(problem_doc), load_domain(copy.deepcopy(domain_doc))))
+        state = task.initial_state()
+        for text in plan:
+            state = task.step(state, task.parse_action(text, state)).state
+            task.is_goal(state)
+        for fmt in FORMATS:
+            render(task, state, fmt)
+    except GroundplanError as error:
+        return error
+    return None
+
+
+def _rich(edit):
+    doc = copy.deepcopy(RICH_DOMAIN)
+    edit(doc)
+    return doc
+
+
+BIG_FLOAT = {"*": [1e15] * 25}  # 1e375: every literal is in range, the product is not
+BIG_INT = {"*": [10**15] * 30}
+
+
+@pytest.mark.parametrize("domain_doc, plan", [
+    # division by zero decided at grounding time, in a cost, and in an effect run by a created object
+    (_rich(lambda d: d["actions"]["move"]["precondition"]["and"][3][">="][1].update({"/": [2, 0]})), []),
+    (_rich(lambda d: d["actions"]["move"].update(cost={"/": [1, {"-": [1, 1]}]})), ["r1 goes from table to shelf"]),
+    (_rich(lambda d: d["actions"]["brew"]["effect"][0]["effect"][1].update(assign=[["temp", "?n"], {"/": [90, ["made"]]}])),
+     ["r2 brews"]),
+    # timer durations that are infinite, NaN or beyond float range
+    (_rich(lambda d: d["timers"]["boil"].update(duration=BIG_FLOAT)), ["r2 drops c2 in sink"]),
+    (_rich(lambda d: d["timers"]["boil"].update(duration={"-": [BIG_FLOAT, BIG_FLOAT]})), ["r2 drops c2 in sink"]),
+    (_rich(lambda d: d["timers"]["boil"].update(duration={"/": [BIG_INT, 3]})), ["r2 drops c2 in sink"]),
+    (_rich(lambda d: d["timers"]["boil"].update(duration={"+": [BIG_INT, 0.5]})), ["r2 drops c2 in sink"]),
+    # a fluent pushed beyond float range, then explained and rendered
+    (_rich(lambda d: d["actions"]["rest"].update(effect=[{"decrease": [["energy", "?r"], BIG_INT]}])),
+     ["(rest r1)", "r2 brews", "r1 goes from table to shelf"]),
+    (_rich(lambda d: d["actions"]["rest"].update(effect=[
+        {"assign": [["energy", "?r"], {"*": [1e15] * 20 + [1.5e8]}]}, {"increase": [["energy", "?r"], ["energy", "?r"]]}])),
+     ["(rest r1)", "(rest r2)", "(rest r1)"]),
+])
+def test_numeric_trouble_is_a_groundplan_error(domain_doc, plan):
+    error = run_plan(domain_doc, RICH_PROBLEM, plan)
+    assert error is not None, "expected the engine to refuse this numeric expression"
+    assert "division by zero" in str(error) or "overflow" in str(error)
+
+
+@pytest.mark.parametrize("reference", ["a" * 300, "a/" * 3000, "x\x00y"])
+def test_unusable_domain_reference_is_a_model_error(reference):
+    problem = dict(BLOCKS_PROBLEMS[0], domain=reference)
+    with pytest.raises(ModelError) as info:
+        load_problem(problem)
+    assert info.value.diagnostics[0].pointer == "/domain"
+
+
+@pytest.mark.parametrize("path", ["x\x00y.json", "a" * 300 + ".json"])
+@pytest.mark.parametrize("load", [load_domain, load_problem])
+def test_unusable_path_is_a_model_error(load, path):
+    with pytest.raises(ModelError):
+        load(path)
