@@ -1,7 +1,7 @@
 """The `groundplan` command: validate, show, actions, play, check, plan.
 
-Exit codes: 0 valid; 1 an invalid plan or an invalid domain/problem (it was read, and is wrong);
-2 usage errors and input that cannot be read at all. Errors print as `file#/pointer: message
+Exit codes, for every command: 0 valid; 1 an invalid plan, domain or problem (it was read, and is
+wrong); 2 usage errors and input that cannot be read at all (missing, not JSON/YAML, absurd). Errors print as `file#/pointer: message
 (hint)` lines; no traceback reaches the user for bad input.
 """
 from __future__ import annotations
@@ -29,8 +29,10 @@ def handles_errors(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
+        except ModelError as exc:
+            _fail(str(exc), EXIT_USAGE if exc.malformed else EXIT_INVALID)
         except GroundplanError as exc:
-            _fail(f"error: {exc}" if not isinstance(exc, ModelError) else str(exc), EXIT_USAGE)
+            _fail(f"error: {exc}", EXIT_USAGE)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
     return wrapper

@@ -51,6 +51,7 @@ class ModelError(GroundplanError):
     """A domain, problem or plan file that cannot be used; carries every diagnostic found."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    malformed: bool = False  # the input could not be read at all (exit code 2), as opposed to read and wrong (1)
 
     def __post_init__(self):
         super().__init__(str(self))

@@ -14,6 +14,7 @@ from .errors import Diagnostic, ModelError
 
 MAX_DEPTH = 64
 MAX_ABS_NUMBER = 10**15
+MAX_NODES = 5_000_000
 
 
 def _refuse_constant(name: str):
@@ -30,14 +31,14 @@ def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:
         else:
             data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise ModelError([Diagnostic(file, "", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                                      "check for a missing comma, quote or bracket near there")]) from None
     except RecursionError:
-        raise ModelError([Diagnostic(file, "", "nesting is too deep to read", f"keep nesting below {MAX_DEPTH} levels")]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "nesting is too deep to read", f"keep nesting below {MAX_DEPTH} levels")]) from None
     except ValueError as exc:
-        raise ModelError([Diagnostic(file, "", f"not valid JSON: {exc}")]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid JSON: {exc}")]) from None
     except Exception as exc:  # yaml's own error classes
-        raise ModelError([Diagnostic(file, "", f"not valid YAML: {exc}".splitlines()[0])]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid YAML: {exc}".splitlines()[0])]) from None
     check_plain_data(data, file)
     return data
 
@@ -45,46 +46,56 @@ def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:
 def check_plain_data(data: Any, file: str) -> None:
     """Refuse nesting deeper than MAX_DEPTH and numbers too large to mean anything."""
     stack = [(data, 0, ())]
+    nodes = 0
     while stack:
         value, depth, path = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"more than {MAX_NODES:,} values",
+                                         "split the problem set, or avoid YAML anchors that repeat large parts")])
         if depth > MAX_DEPTH:
             from .errors import pointer
 
-            raise ModelError([Diagnostic(file, pointer(path[:8]) + "/...", f"nesting deeper than {MAX_DEPTH} levels",
+            raise ModelError(malformed=True, diagnostics=[Diagnostic(file, pointer(path[:8]) + "/...", f"nesting deeper than {MAX_DEPTH} levels",
                                          "flatten the formula, e.g. one 'and' with many parts")])
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):
-                    raise ModelError([Diagnostic(file, "", f"object key {key!r} is not a string")])
+                    from .errors import pointer
+
+                    hint = "YAML reads on/off/yes/no as booleans: quote the key, e.g. 'on':" if isinstance(key, bool) else "quote the key"
+                    raise ModelError(malformed=True, diagnostics=[Diagnostic(file, pointer(path), f"object key {key!r} is not a string", hint)])
                 stack.append((item, depth + 1, path + (key,)))
         elif isinstance(value, list):
             for index, item in enumerate(value):
                 stack.append((item, depth + 1, path + (index,)))
         elif isinstance(value, float) and value != value:
-            raise ModelError([Diagnostic(file, "", "NaN is not allowed")])
+            from .errors import pointer
+
+            raise ModelError(malformed=True, diagnostics=[Diagnostic(file, pointer(path), "NaN is not allowed", "use a finite number")])
         elif isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_ABS_NUMBER:
             from .errors import pointer
 
-            raise ModelError([Diagnostic(file, pointer(path), f"number {value!r} is out of range",
+            raise ModelError(malformed=True, diagnostics=[Diagnostic(file, pointer(path), f"number {value!r} is out of range",
                                          f"numbers must lie within ±{MAX_ABS_NUMBER:.0e}")])
 
 
-def read_data(path: str | Path) -> Any:
-    """Read one JSON or YAML file into plain Python data."""
+def read_data(path: str | Path, name: str | None = None) -> Any:
+    """Read one JSON or YAML file into plain Python data; errors name it as `name` (default: the path)."""
     path = Path(path)
-    file = str(path)
+    file = name or str(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise ModelError([Diagnostic(file, "", "file not found", "check the path")]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "file not found", "check the path")]) from None
     except IsADirectoryError:
-        raise ModelError([Diagnostic(file, "", "is a directory, not a file")]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "is a directory, not a file")]) from None
     except OSError as exc:
-        raise ModelError([Diagnostic(file, "", f"cannot read: {exc.strerror}")]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"cannot read: {exc.strerror}")]) from None
     except ValueError:  # e.g. an embedded NUL byte
-        raise ModelError([Diagnostic(file, "", "not a usable file path", "check the path")]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "not a usable file path", "check the path")]) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ModelError([Diagnostic(file, "", "not UTF-8 text", "save the file as UTF-8 JSON")]) from None
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "not UTF-8 text", "save the file as UTF-8 JSON")]) from None
     return parse_text(text, file, yaml_syntax=path.suffix.lower() in (".yaml", ".yml"))

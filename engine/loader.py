@@ -83,7 +83,7 @@ def load_domain(source) -> m.Domain:
 
 @functools.lru_cache(maxsize=64)
 def _load_domain_cached(path: str, stamp, shown: str) -> m.Domain:
-    data = read_data(path)
+    data = read_data(path, name=shown)
     return _build_domain(data, shown)
 
 
@@ -122,6 +122,9 @@ def _build_domain(data, file: str) -> m.Domain:
         if name in p.predicates:
             c.error(path, f"'{name}' is already a predicate", "give the fluent another name")
         params = p.params(spec.get("parameters"), path + ["parameters"])
+        default = spec.get("default", 0)
+        if spec.get("kind", "int") == "int" and default != int(default):
+            c.error(path + ["default"], f"an int fluent cannot default to {default}", 'use "kind": "float" or a whole number')
         text = p.text(spec.get("text"), path + ["text"], [v for v, _ in params] + ["value"])
         p.fluents[name] = m.FluentDef(name, params, spec.get("kind", "int"), spec.get("default", 0), text, spec.get("hidden", False))
     raw_derived = data.get("derived", {})
@@ -159,7 +162,8 @@ def _build_domain(data, file: str) -> m.Domain:
         effects = p.effects(spec.get("effect"), path + ["effect"], scope)
         cost = p.expression(spec.get("cost", 1), path + ["cost"], scope)
         text = p.text(spec.get("text"), path + ["text"], names)
-        actions[name] = m.ActionSchema(name, params, precondition, effects, cost, text, actor, tuple(spec.get("aliases", ())))
+        aliases = tuple(p.text(x, path + ["aliases", i], names) for i, x in enumerate(spec.get("aliases", ())))
+        actions[name] = m.ActionSchema(name, params, precondition, effects, cost, text, actor, aliases)
 
     timers = {}
     for name, spec in data.get("timers", {}).items():
@@ -431,5 +435,6 @@ def _check_ground_types(args, pred: m.PredicateDef | None, objects, p: Parser, c
     if pred is None or len(args) != len(pred.params):
         return
     for i, (arg, (_, typ)) in enumerate(zip(args, pred.params)):
-        if arg in objects and not p.is_subtype(objects[arg], typ):
-            c.error(path + [i + 1], f"type mismatch: {arg} is a {objects[arg]}, {pred.name} needs a {typ}")
+        # Parser.term already reported disjoint types; here only a supertype where a subtype is needed
+        if arg in objects and not p.is_subtype(objects[arg], typ) and p.compatible(objects[arg], typ):
+            c.error(path + [i + 1], f"type mismatch: {arg} is of type '{objects[arg]}', argument {i + 1} of {pred.name} needs type '{typ}'")

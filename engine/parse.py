@@ -19,7 +19,6 @@ FORMULA_KEYS = {"and", "or", "not", "imply", "exists", "forall", "=", "setting"}
 EXPR_KEYS = ARITH | {"abs", "setting", "if", "count", "sum"}
 EFFECT_KEYS = {"add", "del", "assign", "increase", "decrease", "when", "forall", "start", "stop", "create"}
 GOAL_KEYS = {"all", "sequence", "eventually", "always"}
-RESERVED_OBJECT_NAMES = {"object"}
 
 
 def is_var(term) -> bool:
@@ -120,7 +119,7 @@ class Parser:
                 return term
             actual = scope.objects[term]
         if expected and actual in self.types and expected in self.types and not self.compatible(actual, expected):
-            self.c.error(path, f"type mismatch: {term} is a {actual}, this place needs a {expected}")
+            self.c.error(path, f"type mismatch: {term} is of type '{actual}', this place needs type '{expected}'")
         return term
 
     def args(self, raw_args, path, scope, params: m.Params, what: str) -> tuple[str, ...]:
@@ -191,6 +190,9 @@ class Parser:
             return m.Imply(self.formula(arg[0], p + [0], scope), self.formula(arg[1], p + [1], scope))
         if op == "setting":
             self._setting(arg, p)
+            if isinstance(arg, str) and arg in self.settings and not isinstance(self.settings[arg], bool):
+                self.c.error(p, f"setting '{arg}' is a number, not a condition",
+                             f'compare it, e.g. {{">": [{{"setting": "{arg}"}}, 0]}}')
             return m.SettingTest(arg if isinstance(arg, str) else "?")
         # "=" and comparisons
         if not (isinstance(arg, list) and len(arg) == 2):

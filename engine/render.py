@@ -119,6 +119,10 @@ def _by_object(task, state, content) -> str:
             shown_type = type_names.get(typ, typ)
             title = header.replace("{Type}", shown_type.capitalize()).replace("{type}", shown_type).replace("{name}", obj)
             blocks.append("\n".join([title] + lines))
+    general = [atom_text(domain, p, args) for p, args in content["atoms"] if not args]
+    general += [fluent_text(domain, n, args, v) for n, args, v in content["values"] if not args]
+    if general:
+        blocks.append("\n".join(general))
     if "turn" in content:
         blocks.append(f"It is {content['turn']}'s turn.")
     return "\n\n".join(blocks)

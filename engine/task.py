@@ -13,6 +13,7 @@ then the turn passes, then temporal goals are updated. See docs/language.md for 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -349,19 +350,48 @@ class Task:
         Each action must be applicable in the state its predecessors in the round left; timers
         tick once for the whole round.
         """
-        current = state
-        b = _Builder(self, state)
-        for action in actions:
-            if not action.pre.holds(current, self.bits(current)):
-                raise InapplicableAction(action, self.explain(current, action))
-            b.apply(action.effect, current, self.bits(current), started_now=True)
-            current = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn, state.progress, tuple(b.created))
+        b = self._round(state, actions)
         if b.timers:
             b.tick()
         nxt = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn, state.progress, tuple(b.created))
         if self.goal.temporal:
             nxt = nxt._replace(progress=self._progress(nxt, state.progress))
         return nxt
+
+    def _round(self, state: State, actions) -> "_Builder":
+        """Apply a round's actions in order (each checked where its predecessors left it), no tick yet."""
+        current = state
+        b = _Builder(self, state)
+        for action in actions:
+            if not action.pre.holds(current, self.bits(current)):
+                raise InapplicableAction(action, self.explain(current, action))
+            b.apply(action.effect, current, self.bits(current), started_now=True)
+            current = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn,
+                            state.progress, tuple(b.created))
+        return b
+
+    def joint_successors(self, state: State):
+        """Every round in simultaneous mode: (actions in agent order, next state).
+
+        Agent k chooses among the actions applicable where agents 0..k-1 left the round, so an
+        agent may use what an earlier agent's action in the same round made possible.
+        """
+        agents = self.agents
+
+        def choices(k, current):
+            return [a for a in self.applicable(current) if a.actor == agents[k] or a.actor is None]
+
+        def extend(k, chosen, current):
+            if k == len(agents):
+                yield tuple(chosen), self.apply_joint(state, chosen)
+                return
+            for action in choices(k, current):
+                b = self._round(current, [action])
+                nxt = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn,
+                            state.progress, tuple(b.created))
+                yield from extend(k + 1, chosen + [action], nxt)
+
+        yield from extend(0, [], state)
 
     # ------------------------------------------------------------ timers
     def compiled_timer(self, u: _Universe, tid: int) -> _Timer:
@@ -462,7 +492,7 @@ class Task:
                 return a
         folded = normalise(raw)
         matches = [a for a in applicable if folded in (normalise(a.text), normalise(a.name)) or
-                   folded in (normalise(x) for x in a.schema.aliases)]
+                   folded in (normalise(fill_template(x, a.binding)) for x in a.schema.aliases)]
         if len(matches) == 1:
             return matches[0]
         found = self._parse_structured(raw, state)
@@ -561,7 +591,8 @@ class Task:
     # ------------------------------------------------------------ derived predicates
     def _with_derived(self, state: State) -> int:
         facts = state.facts
-        cached = self._derived_cache.get(facts)
+        key = (facts, state.values, state.created)  # derived formulas may compare numeric fluents
+        cached = self._derived_cache.get(key)
         if cached is not None:
             return cached
         u = self.universe(state.created)
@@ -578,7 +609,7 @@ class Task:
                         changed = True
         if len(self._derived_cache) > 200_000:
             self._derived_cache.clear()
-        self._derived_cache[facts] = bits
+        self._derived_cache[key] = bits
         return bits
 
     def _ground_derived(self, u: _Universe):
@@ -661,7 +692,7 @@ class _Builder:
                 if tid in self.timers and timer.restart == "keep":
                     continue
                 duration = timer.duration(state, bits) if callable(timer.duration) else timer.duration
-                self.timers[tid] = int(duration)
+                self.timers[tid] = max(0, math.ceil(duration))  # whole steps, rounded up
                 if started_now:
                     self.new_timers.add(tid)
 
@@ -701,7 +732,7 @@ def _by_index(a: GroundAction) -> int:
     return a.index
 
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_\-]*)\}")
+_PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_\-]*)\}(?!\})")
 
 
 def fill_template(text: str, binding: dict) -> str:

@@ -41,7 +41,8 @@ class ValidationResult:
         if self.status == GOAL_NOT_REACHED:
             return f"invalid plan: all {self.steps} steps apply but the goal does not hold at the end"
         what = "unknown action" if self.status == UNKNOWN_ACTION else "inapplicable action"
-        return f"invalid plan: step {self.failed_step}, {what} '{self.action}': " + "; ".join(self.reasons)
+        why = ": " + "; ".join(self.reasons) if self.reasons else ""
+        return f"invalid plan: step {self.failed_step}, {what} '{self.action}'{why}"
 
     def to_json(self) -> dict:
         return {"valid": self.valid, "status": self.status, "steps": self.steps, "cost": self.cost,
@@ -79,16 +80,50 @@ def parse_plan_text(text: str, file: str = "<plan>") -> list[str]:
     return lines
 
 
+def _joint_step(task: Task, state: State, line: str):
+    """One round of a simultaneous plan, 'action of agent 1 | action of agent 2 | ...'."""
+    from .task import InapplicableAction
+
+    parts = [p.strip() for p in line.split("|")]
+    if len(parts) != len(task.agents):
+        return ValidationResult(UNKNOWN_ACTION, action=line, final_state=state,
+                                reasons=[f"a round names one action per agent ({len(task.agents)}), separated by '|'"])
+    actions, current = [], state
+    for part in parts:
+        try:
+            action = task.parse_action(part, current)
+        except UnknownAction as exc:
+            return ValidationResult(UNKNOWN_ACTION, action=part, final_state=state, reasons=[exc.hint] if exc.hint else [])
+        actions.append(action)
+        try:
+            b = task._round(current, [action])
+        except InapplicableAction as exc:
+            return ValidationResult(INAPPLICABLE, action=part, final_state=state, reasons=exc.reasons)
+        current = State(b.facts, task._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn, state.progress,
+                        tuple(b.created))
+    return actions, task.apply_joint(state, actions)
+
+
 def validate_plan(task: Task, plan: list[str], state: State | None = None, require_goal: bool = True) -> ValidationResult:
     """Replay `plan` from `state` (default: the initial state); stop at the first failing step."""
     state = state if state is not None else task.initial_state()
     states = [state]
     cost = 0
+    joint = task.agent_mode == "simultaneous" and len(task.agents) > 1
     for i, text in enumerate(plan, start=1):
+        if joint:
+            outcome = _joint_step(task, state, text)
+            if isinstance(outcome, ValidationResult):
+                outcome.steps, outcome.cost, outcome.failed_step, outcome.states = i - 1, cost, i, states
+                return outcome
+            actions, state = outcome
+            cost += sum(task.action_cost(states[-1], a) for a in actions)
+            states.append(state)
+            continue
         try:
             action = task.parse_action(text, state)
         except UnknownAction as exc:
-            return ValidationResult(UNKNOWN_ACTION, i - 1, cost, i, text, [str(exc)], state, states)
+            return ValidationResult(UNKNOWN_ACTION, i - 1, cost, i, text, [exc.hint] if exc.hint else [], state, states)
         if not task.is_applicable(state, action):
             return ValidationResult(INAPPLICABLE, i - 1, cost, i, text, task.explain(state, action), state, states)
         cost += task.action_cost(state, action)

@@ -75,7 +75,7 @@ def _auto(task, heuristic):
 
     if heuristic:
         return "astar", heuristic
-    if task.problem.metadata.get("routing") or task.domain.metadata.get("routing"):
+    if task.problem.routing is not None:
         return "tsp", None
     if unsupported(task) is None:
         return "astar", "hmax"

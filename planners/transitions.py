@@ -6,8 +6,6 @@ Waiting is whatever the domain calls its no-op action; timers are part of the st
 """
 from __future__ import annotations
 
-import itertools
-
 from engine.task import Task
 
 
@@ -26,22 +24,8 @@ class Transitions:
                     cost = cost(state, task.bits(state))
                 yield action, task.successor(state, action), cost
             return
-        per_agent = {agent: [] for agent in task.agents}
-        shared = []
-        for action in task.applicable(state):
-            (per_agent[action.actor] if action.actor in per_agent else shared).append(action)
-        choices = [per_agent[agent] + shared for agent in task.agents]
-        for combo in itertools.product(*choices):
-            try:
-                nxt = task.apply_joint(state, list(combo))
-            except Exception as exc:  # a conflict inside the round: not a transition
-                from engine.task import InapplicableAction
-
-                if isinstance(exc, InapplicableAction):
-                    continue
-                raise
-            cost = sum(task.action_cost(state, a) for a in combo)
-            yield combo, nxt, cost
+        for combo, nxt in task.joint_successors(state):
+            yield combo, nxt, sum(task.action_cost(state, a) for a in combo)
 
 
 def label_text(label) -> str:

@@ -41,7 +41,9 @@ def test_invalid_and_unreadable_files(tmp_path):
     code, out = run("validate", str(wrong))
     assert code == 1 and "/goal/0" in out and "did you mean 'clear'" in out
     code, out = run("show", str(wrong))
-    assert code == 2 and "Traceback" not in out
+    assert code == 1 and "Traceback" not in out  # read, and wrong: 1 for every command
+    code, out = run("show", str(broken))
+    assert code == 2  # cannot be read at all
 
 
 def test_show_actions_and_plan():
