@@ -44,6 +44,16 @@ class FactTable:
             bits ^= low
 
 
+def set_bits(mask: int) -> list[int]:
+    """The indices of the set bits of `mask`, lowest first (hot loops inline this walk instead)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 @dataclass(slots=True)
 class Condition:
     pos: int = 0

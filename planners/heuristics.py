@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from engine.successors import candidates
+from engine.compile import set_bits
 
 from .relaxation import Relaxation, unsupported
 
@@ -211,7 +211,7 @@ class HFF:
         if value == math.inf:
             return math.inf
         chosen = set()
-        stack = [f for f in _bits(r.goal) if not reached >> f & 1]
+        stack = [f for f in set_bits(r.goal) if not reached >> f & 1]
         seen = set()
         while stack:
             fact = stack.pop()
@@ -226,18 +226,11 @@ class HFF:
         return sum(r.actions[i].cost for i in chosen)
 
 
-def _bits(mask):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
 def _propagate(r: Relaxation, reached: int, combine):
     """Generic relaxed cost propagation (Dijkstra over facts); combine = max (h_max) or sum (h_add)."""
     cost: dict[int, float] = {}
     heap = []
-    for f in _bits(reached):
+    for f in set_bits(reached):
         cost[f] = 0
         heap.append((0, f))
     remaining = [len(p) for p in r.pre_lists]
@@ -252,7 +245,7 @@ def _propagate(r: Relaxation, reached: int, combine):
                     supporter[f] = i
                     heap.append((c, f))
     heapq.heapify(heap)
-    goal_ids = list(_bits(r.goal))
+    goal_ids = list(set_bits(r.goal))
     done = set()
     while heap:
         c, f = heapq.heappop(heap)

@@ -12,7 +12,7 @@ return the reason, so planners refuse instead of pruning states that are not dea
 """
 from __future__ import annotations
 
-from engine.compile import Condition, GroundEffect
+from engine.compile import Condition, GroundEffect, set_bits
 
 from engine.successors import build_tree
 
@@ -80,8 +80,8 @@ class Relaxation:
             self.goal &= ~derived
         self.tree = build_tree(self.actions)
         self.unit = all(a.cost in (0, 1) for a in self.actions)
-        self.pre_lists = [_ids(a.pre_pos) for a in self.actions]
-        self.add_lists = [_ids(a.add) for a in self.actions]
+        self.pre_lists = [set_bits(a.pre_pos) for a in self.actions]
+        self.add_lists = [set_bits(a.add) for a in self.actions]
         self.achievers: dict[int, list[int]] = {}
         self.consumers: dict[int, list[int]] = {}
         for i, a in enumerate(self.actions):
@@ -114,12 +114,3 @@ class Relaxation:
         for tid, _ in state.timers:
             bits |= self.timer_fact(tid)
         return bits
-
-
-def _ids(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

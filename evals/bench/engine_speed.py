@@ -22,27 +22,31 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 
+def _exhaust(start, successors):
+    """Breadth-first over every reachable state; returns (states, successors generated, seconds)."""
+    began = time.perf_counter()
+    seen = {start}
+    layer = [start]
+    generated = 0
+    while layer:
+        nxt = []
+        for state in layer:
+            for child in successors(state):
+                generated += 1
+                if child not in seen:
+                    seen.add(child)
+                    nxt.append(child)
+        layer = nxt
+    return len(seen), generated, time.perf_counter() - began
+
+
 def exhaust_api(path):
     from engine import Task
 
     task = Task.load(path)
     s0 = task.initial_state()
     task.applicable(s0)
-    start = time.perf_counter()
-    seen = {s0}
-    layer = [s0]
-    generated = 0
-    while layer:
-        nxt = []
-        for state in layer:
-            for action in task.applicable(state):
-                child = task.successor(state, action)
-                generated += 1
-                if child not in seen:
-                    seen.add(child)
-                    nxt.append(child)
-        layer = nxt
-    return len(seen), generated, time.perf_counter() - start
+    return _exhaust(s0, lambda s: [task.successor(s, a) for a in task.applicable(s)])
 
 
 def exhaust_bitsets(path):
@@ -51,21 +55,7 @@ def exhaust_bitsets(path):
 
     task = Task.load(path)
     view = strips_view(task)
-    s0 = task.initial_state().facts
-    start = time.perf_counter()
-    seen = {s0}
-    layer = [s0]
-    generated = 0
-    while layer:
-        nxt = []
-        for s in layer:
-            for _, t in _successors(view.tree, s):
-                generated += 1
-                if t not in seen:
-                    seen.add(t)
-                    nxt.append(t)
-        layer = nxt
-    return len(seen), generated, time.perf_counter() - start
+    return _exhaust(task.initial_state().facts, lambda s: [t for _, t in _successors(view.tree, s)])
 
 
 def load_scale(path):
