@@ -92,6 +92,7 @@ class Compiler:
         self.static_values = task.static_values
         self.settings = task.settings
         self._by_type: dict[str, list[str]] = {}
+        self._static_index = None
 
     def objects_of(self, type_name: str) -> list[str]:
         found = self._by_type.get(type_name)
@@ -116,8 +117,19 @@ class Compiler:
         if isinstance(f, m.Imply):
             return self._junction("or", [negate(self.ground(f.condition, b)), self.ground(f.consequence, b)])
         if isinstance(f, m.Quantified):
-            parts = [self.ground(f.body, {**b, **dict(zip([v for v, _ in f.params], combo))})
-                     for combo in self.combos(f.params)]
+            names = [v for v, _ in f.params]
+            if f.kind == "exists":
+                # only bindings that satisfy the body's static atoms can make it true: join them
+                combos = self.static_bindings(f.params, f.body, b)
+            else:
+                combos = self.combos(f.params)
+            parts = []
+            unit, zero = (True, False) if f.kind == "forall" else (False, True)
+            for combo in combos:
+                part = self.ground(f.body, {**b, **dict(zip(names, combo))})
+                if part is zero:
+                    return zero
+                parts.append(part)
             return self._junction("and" if f.kind == "forall" else "or", parts)
         if isinstance(f, m.Equal):
             return b.get(f.left, f.left) == b.get(f.right, f.right)
@@ -134,6 +146,27 @@ class Compiler:
             rf = right if callable(right) else (lambda s, bits, v=right: v)
             return ("test", lambda s, bits: compare(lf(s, bits), rf(s, bits)))
         raise TypeError(f"cannot ground {f!r}")
+
+    def static_bindings(self, params, body, outer: dict):
+        """Tuples for `params` meeting the static atoms and (in)equalities of body's top-level conjunction."""
+        from .grounding import Binder, FactIndex, candidate_domains, top_conjuncts
+
+        def bind(term):
+            return outer.get(term, term)
+        conjuncts = []
+        for c in top_conjuncts(body):
+            if isinstance(c, m.Atom):
+                conjuncts.append(m.Atom(c.pred, tuple(map(bind, c.args))))
+            elif isinstance(c, m.Equal):
+                conjuncts.append(m.Equal(bind(c.left), bind(c.right)))
+            elif isinstance(c, m.Not) and isinstance(c.part, m.Equal):
+                conjuncts.append(m.Not(m.Equal(bind(c.part.left), bind(c.part.right))))
+        binder = Binder(params, m.And(tuple(conjuncts)), self.static_preds)
+        if self._static_index is None:
+            self._static_index = FactIndex(self.static_facts)
+        names = [v for v, _ in params]
+        return [tuple(found[v] for v in names)
+                for found in binder.bindings(self._static_index, candidate_domains(params, self.objects_of))]
 
     def combos(self, params):
         combos = [()]
