@@ -1,0 +1,127 @@
+"""Kitchen world (Robotouille): the spec's unit checks and the verified optima of base tasks."""
+import json
+
+import pytest
+
+from engine import Task, validate_plan
+from engine.loader import build_problem
+from planners import SOLVED_OPTIMAL, solve
+
+TASKS = "domains/kitchen/tasks"
+
+
+def task(path):
+    return Task.load(f"{TASKS}/{path}.json")
+
+
+def run(t, plan):
+    result = validate_plan(t, plan, require_goal=False)
+    assert result.valid, result.message()
+    return result.states
+
+
+def with_init(base: str, extra_init=(), goal=True):
+    data = json.load(open(f"{TASKS}/{base}.json"))
+    data["init"] += [list(a) for a in extra_init]
+    data["goal"] = goal
+    return Task(build_problem(data, "<test>", None))
+
+
+POTATO_SOUP = [
+    "Move robot1 from table1 to table3", "Pick up pot1 from table3 using robot1", "Move robot1 from table3 to sink1",
+    "Place pot1 on sink1 using robot1", "Fill pot1 with water from sink1 using robot1",
+    "Do nothing", "Do nothing", "Do nothing",
+    "Pick up pot1 from sink1 using robot1", "Move robot1 from sink1 to stove1", "Place pot1 on stove1 using robot1",
+    "Boil pot1's contents on stove1 using robot1",
+    "Move robot1 from stove1 to table1", "Pick up potato1 from table1 using robot1", "Move robot1 from table1 to stove1",
+    "Add potato1 into pot1 using robot1",
+    "Pick up pot1 from stove1 using robot1", "Move robot1 from stove1 to table2", "Fill bowl1 with pot1's contents using robot1",
+]
+
+
+def test_spec_potato_soup_plan_of_19_steps_is_valid_with_the_timings():
+    t = task("async/06_potato_soup")
+    assert validate_plan(t, POTATO_SOUP).valid
+    states = run(t, POTATO_SOUP)
+    # fill issued at step 5: the water exists after step 8, not before
+    assert states[7].created == () and states[8].created == (("water1", "meal"),)
+    # boil issued at step 12: boiling after step 15
+    assert not t.atom_holds(states[14], "isboiling", ("water1",)) and t.atom_holds(states[15], "isboiling", ("water1",))
+
+
+def test_cook_issued_at_step_t_is_cooked_after_step_t_plus_3_and_lifting_pauses():
+    t = task("async/01_cheese_chicken_sandwich")
+    stove = next(o for o in t.problem.objects if o.startswith("stove"))
+    chicken, robot = "chicken1", "robot1"
+    here = fact_arg(t, "loc", robot)
+    chicken_at = fact_arg(t, "item_on", chicken)
+    prefix = [f"Move {robot} from {here} to {chicken_at}", f"Pick up {chicken} from {chicken_at} using {robot}",
+              f"Move {robot} from {chicken_at} to {stove}", f"Place {chicken} on {stove} using {robot}"]
+    cook = [f"Cook {chicken} on {stove} using {robot}"]
+    states = run(t, prefix + cook + ["Do nothing"] * 3)
+    cooked = [t.atom_holds(s, "iscooked", (chicken,)) for s in states[4:]]
+    assert cooked == [False, False, False, False, True]  # cook is step t=5; cooked after step 8
+    # lift after one tick, wait, put back: paused while held, resumed by the return alone
+    states = run(t, prefix + cook + [f"Pick up {chicken} from {stove} using {robot}", "Do nothing",
+                                     f"Place {chicken} on {stove} using {robot}", "Do nothing", "Do nothing"])
+    assert not t.atom_holds(states[6], "iscooking", (chicken,))
+    assert not t.atom_holds(states[-2], "iscooked", (chicken,)) and t.atom_holds(states[-1], "iscooked", (chicken,))
+
+
+def test_third_cut_sets_iscut_and_fryable_if_fryable_if_cut():
+    t = task("async/05_onion_cheese_burger_and_fried_onion")
+    onion = next(args[0] for pred, args in t.problem.init if pred == "isfryableifcut")
+    board = next(o for o in t.problem.objects if o.startswith("board"))
+    here = fact_arg(t, "loc", "robot1")
+    spot = fact_arg(t, "item_on", onion)
+    plan = [f"Move robot1 from {here} to {spot}", f"Pick up {onion} from {spot} using robot1",
+            f"Move robot1 from {spot} to {board}", f"Place {onion} on {board} using robot1"] + \
+           [f"Cut {onion} on {board} using robot1"] * 3
+    states = run(t, plan)
+    assert [t.atom_holds(s, "iscut", (onion,)) for s in states[4:]] == [False, False, False, True]
+    assert not t.atom_holds(states[-2], "isfryable", (onion,)) and t.atom_holds(states[-1], "isfryable", (onion,))
+
+
+def test_either_bread_can_be_the_bottom_slice():
+    t = task("sync/01_cheese_sandwich")
+    on_bread2 = ["Move robot1 from table1 to table3", "Pick up cheese1 from table3 using robot1",
+                 "Move robot1 from table3 to table2", "Stack cheese1 on top of bread2 using robot1",
+                 "Move robot1 from table2 to table1", "Pick up bread1 from table1 using robot1",
+                 "Move robot1 from table1 to table2", "Stack bread1 on top of cheese1 using robot1"]
+    on_bread1 = ["Move robot1 from table1 to table3", "Pick up cheese1 from table3 using robot1",
+                 "Move robot1 from table3 to table1", "Stack cheese1 on top of bread1 using robot1",
+                 "Move robot1 from table1 to table2", "Pick up bread2 from table2 using robot1",
+                 "Move robot1 from table2 to table1", "Stack bread2 on top of cheese1 using robot1"]
+    assert validate_plan(t, on_bread2).valid and validate_plan(t, on_bread1).valid
+
+
+def test_one_stack_or_container_per_station():
+    t = task("sync/01_cheese_sandwich")
+    s = t.initial_state()
+    holding = run(t, ["Move robot1 from table1 to table3", "Pick up cheese1 from table3 using robot1",
+                      "Move robot1 from table3 to table2"])[-1]
+    place = t.parse_action("Place cheese1 on table2 using robot1", holding)
+    step = t.step(holding, place)
+    assert not step.valid and "table2 has nothing on it" in step.message
+    assert s == t.initial_state()
+
+
+def fact_arg(t, pred, first):
+    """The second argument of the initial fact pred(first, x)."""
+    return next(args[1] for p, args in t.problem.init if p == pred and args[0] == first)
+
+
+KNOWN_OPTIMA = {  # the spec's verified optima on the unseeded reference tasks
+    "sync/01_cheese_sandwich": 8, "sync/04_burger": 8,
+    "sync/02_lettuce_sandwich": 14, "sync/03_lettuce_tomato_sandwich": 24,
+    "sync/05_cheeseburger": 15, "sync/06_double_cheeseburger": 23,
+    "async/06_potato_soup": 19,
+}
+
+
+@pytest.mark.parametrize("path,optimum", KNOWN_OPTIMA.items())
+def test_verified_optima_of_base_tasks(path, optimum):
+    t = task(path)
+    result = solve(t, planner="bfs", time_limit=120)
+    assert result.status == SOLVED_OPTIMAL and result.cost == optimum
+    assert validate_plan(t, result.plan).valid
