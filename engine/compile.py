@@ -59,6 +59,7 @@ class Condition:
     pos: int = 0
     neg: int = 0
     test: Callable | None = None  # test(state, bits) -> bool
+    thresholds: tuple = ()  # (op, fluent index, constant) of top-level numeric comparisons
 
     def holds(self, state, bits) -> bool:
         return bits & self.pos == self.pos and not bits & self.neg and (self.test is None or self.test(state, bits))
@@ -144,7 +145,10 @@ class Compiler:
                 return compare(left, right)
             lf = left if callable(left) else (lambda s, bits, v=left: v)
             rf = right if callable(right) else (lambda s, bits, v=right: v)
-            return ("test", lambda s, bits: compare(lf(s, bits), rf(s, bits)))
+            meta = None  # (op, fluent index, constant): lets relaxations count repetitions
+            if callable(left) and not callable(right) and hasattr(left, "fluent_index"):
+                meta = (f.op, left.fluent_index, right)
+            return ("test", lambda s, bits: compare(lf(s, bits), rf(s, bits)), meta)
         raise TypeError(f"cannot ground {f!r}")
 
     def static_bindings(self, params, body, outer: dict):
@@ -217,6 +221,7 @@ class Compiler:
             def value(s, bits, i=index, d=default):
                 v = s.values
                 return v[i] if i < len(v) else d
+            value.fluent_index = index
             return value
         if isinstance(e, m.Arith):
             parts = [self.expr(x, b) for x in e.parts]
@@ -324,7 +329,7 @@ def negate(node):
         return ("and", [negate(x) for x in node[1]])
     if kind == "test":
         fn = node[1]
-        return ("test", lambda s, bits: not fn(s, bits))
+        return ("test", lambda s, bits: not fn(s, bits), None)
     raise TypeError(node)
 
 
@@ -344,6 +349,7 @@ def to_condition(node):
             rest.append(p)
     if cond.pos & cond.neg:
         return False
+    cond.thresholds = tuple(p[2] for p in rest if p[0] == "test" and len(p) > 2 and p[2] is not None)
     if rest:
         fns = [as_test(p) for p in rest]
         cond.test = fns[0] if len(fns) == 1 else (lambda s, bits: all(f(s, bits) for f in fns))

@@ -17,8 +17,8 @@ from engine.compile import set_bits
 
 from .relaxation import Relaxation, unsupported
 
-ADMISSIBLE = ("blind", "hmax")
-NAMES = ("blind", "goal-count", "hmax", "hadd", "hff")
+ADMISSIBLE = ("blind", "hmax", "lmcut")
+NAMES = ("blind", "goal-count", "hmax", "hadd", "hff", "lmcut", "max(hmax,lmcut)")
 
 
 class Unsupported(Exception):
@@ -30,10 +30,15 @@ def make(task, name: str):
         return Blind(task)
     if name == "goal-count":
         return GoalCount(task)
-    if name in ("hmax", "hadd", "hff"):
+    if name.startswith("max(") and name.endswith(")"):
+        parts = [make(task, part.strip()) for part in name[4:-1].split(",")]
+        return Maximum(parts)
+    if name in ("hmax", "hadd", "hff", "lmcut"):
         reason = unsupported(task)
         if reason:
             raise Unsupported(f"{name}: {reason}")
+        if name == "lmcut":
+            return LMCut(Relaxation(task, time_aware=False))
         relaxation = Relaxation(task)
         return {"hmax": HMax, "hadd": HAdd, "hff": HFF}[name](relaxation)
     if name in task.domain.heuristics:
@@ -106,41 +111,63 @@ class DomainExpression:
         return fn(state, self.task.bits(state)) if callable(fn) else fn
 
 
-class HMax:
+class _Relaxed:
+    """Shared by the relaxation heuristics: one relaxation per universe (the state's created objects)."""
+
+    admissible = False
+
+    def __init__(self, relaxation: Relaxation):
+        self.r = relaxation  # the initial universe's, used by the bitset fast path
+        self._by_universe = {(): relaxation}
+
+    def relaxation(self, state) -> Relaxation:
+        r = self._by_universe.get(state.created)
+        if r is None:
+            r = self._by_universe[state.created] = Relaxation(self.r.task, state.created, time_aware=self.r.time_aware)
+        return r
+
+    def __call__(self, state):
+        r = self.relaxation(state)
+        if r.goal_unreachable:
+            return math.inf
+        return self.evaluate(r, r.initial_facts(state), r.schedule(state))
+
+    def from_bits(self, bits: int):
+        if self.r.goal_unreachable:
+            return math.inf
+        return self.evaluate(self.r, bits, {})
+
+
+class HMax(_Relaxed):
+    """h_max: the cost of the most expensive goal fact in the relaxation (for unit costs: the
+    relaxed planning-graph layer where a goal disjunct first holds). Timers count their
+    remaining duration, so it is a lower bound on the steps to the goal in timed worlds."""
+
     name = "hmax"
     admissible = True
 
-    def __init__(self, relaxation: Relaxation):
-        self.r = relaxation
-
-    def __call__(self, state):
-        if self.r.goal_unreachable:
-            return math.inf
-        return self.from_bits(self.r.initial_facts(state))
-
-    def from_bits(self, reached: int):
-        """h_max of the relaxed state `reached` (fact bits plus running-timer pseudo-facts)."""
-        r = self.r
-        goal = r.goal
-        if not r.unit:
-            return _propagate(r, reached, max)[0]
-        if goal & ~reached == 0:
+    def evaluate(self, r: Relaxation, reached: int, schedule: dict):
+        if not r.integral:
+            return _propagate(r, reached, max, schedule)[0]
+        if r.goal_reached(reached):
             return 0
-        # Relaxed exploration over the successor trie: every node is activated once, when the
-        # facts on its path are first reached; between layers only frontier children keyed by
-        # newly reached facts are visited. Unit-cost actions add their facts to the next layer,
-        # zero-cost ones (timers) within the current one.
+        # Relaxed exploration over the successor trie in cost buckets: every node is activated
+        # once, when the facts on its path are first reached; between buckets only frontier
+        # children keyed by newly reached facts are visited. An action of cost c activated at
+        # time t adds its facts at t + c (zero-cost ones within the current bucket).
         layer = 0
+        buckets = dict(schedule)
         stack = [r.tree]
         frontier = []
-        next_add = 0
         while True:
             zero_add = 0
             while stack:
                 node = stack.pop()
                 for a in node.actions:
-                    if a.cost:
-                        next_add |= a.add
+                    c = a.cost
+                    if c:
+                        at = layer + int(c)
+                        buckets[at] = buckets.get(at, 0) | a.add
                     else:
                         zero_add |= a.add
                 mask = node.mask
@@ -155,13 +182,15 @@ class HMax:
                         live ^= low
             new = zero_add & ~reached
             if not new:
-                new = next_add & ~reached
-                if not new:
-                    return math.inf
-                next_add = 0
-                layer += 1
+                while True:
+                    if not buckets:
+                        return math.inf
+                    layer = min(buckets)
+                    new = buckets.pop(layer) & ~reached
+                    if new:
+                        break
             reached |= new
-            if goal & ~reached == 0:
+            if r.goal_reached(reached):
                 return layer
             still = []
             for node in frontier:
@@ -177,41 +206,59 @@ class HMax:
             frontier = still
 
 
-class HAdd:
+class LMCut(_Relaxed):
+    name = "lmcut"
+    admissible = True
+
+    def __init__(self, relaxation: Relaxation):
+        super().__init__(relaxation)
+        self._data = {}
+
+    def evaluate(self, r, reached, schedule):
+        from .lmcut import LMCutData, lmcut
+
+        data = self._data.get(id(r))
+        if data is None:
+            data = self._data[id(r)] = LMCutData(r)
+        return lmcut(data, reached)
+
+
+class Maximum:
+    """The maximum of several heuristics: admissible when all of them are."""
+
+    def __init__(self, parts):
+        self.parts = parts
+        self.name = "max(" + ",".join(p.name for p in parts) + ")"
+        self.admissible = all(p.admissible for p in parts)
+        if all(hasattr(p, "from_bits") for p in parts):
+            self.from_bits = lambda bits: max(p.from_bits(bits) for p in parts)
+
+    def __call__(self, state):
+        best = 0
+        for p in self.parts:
+            value = p(state)
+            if value == math.inf:
+                return value
+            best = max(best, value)
+        return best
+
+
+class HAdd(_Relaxed):
     name = "hadd"
-    admissible = False
 
-    def __init__(self, relaxation: Relaxation):
-        self.r = relaxation
-
-    def __call__(self, state):
-        if self.r.goal_unreachable:
-            return math.inf
-        return self.from_bits(self.r.initial_facts(state))
-
-    def from_bits(self, reached: int):
-        return _propagate(self.r, reached, sum)[0]
+    def evaluate(self, r, reached, schedule):
+        return _propagate(r, reached, sum, schedule)[0]
 
 
-class HFF:
+class HFF(_Relaxed):
     name = "hff"
-    admissible = False
 
-    def __init__(self, relaxation: Relaxation):
-        self.r = relaxation
-
-    def __call__(self, state):
-        if self.r.goal_unreachable:
-            return math.inf
-        return self.from_bits(self.r.initial_facts(state))
-
-    def from_bits(self, reached: int):
-        r = self.r
-        value, cost, supporter = _propagate(r, reached, sum)
+    def evaluate(self, r, reached, schedule):
+        value, cost, supporter, best = _propagate(r, reached, sum, schedule)
         if value == math.inf:
             return math.inf
         chosen = set()
-        stack = [f for f in set_bits(r.goal) if not reached >> f & 1]
+        stack = [f for f in set_bits(best) if not reached >> f & 1]
         seen = set()
         while stack:
             fact = stack.pop()
@@ -226,13 +273,20 @@ class HFF:
         return sum(r.actions[i].cost for i in chosen)
 
 
-def _propagate(r: Relaxation, reached: int, combine):
-    """Generic relaxed cost propagation (Dijkstra over facts); combine = max (h_max) or sum (h_add)."""
+def _propagate(r: Relaxation, reached: int, combine, schedule=None):
+    """Generic relaxed cost propagation (Dijkstra over facts); combine = max (h_max) or sum (h_add).
+
+    Returns (value, fact costs, best supporters, the cheapest goal disjunct's mask)."""
     cost: dict[int, float] = {}
     heap = []
     for f in set_bits(reached):
         cost[f] = 0
         heap.append((0, f))
+    for at, mask in (schedule or {}).items():
+        for f in set_bits(mask):
+            if at < cost.get(f, math.inf):
+                cost[f] = at
+                heap.append((at, f))
     remaining = [len(p) for p in r.pre_lists]
     supporter: dict[int, int] = {}
     acc = [0.0] * len(r.actions)
@@ -245,7 +299,6 @@ def _propagate(r: Relaxation, reached: int, combine):
                     supporter[f] = i
                     heap.append((c, f))
     heapq.heapify(heap)
-    goal_ids = list(set_bits(r.goal))
     done = set()
     while heap:
         c, f = heapq.heappop(heap)
@@ -262,9 +315,10 @@ def _propagate(r: Relaxation, reached: int, combine):
                         cost[g] = total
                         supporter[g] = i
                         heapq.heappush(heap, (total, g))
-    values = [cost.get(f, math.inf) for f in goal_ids]
-    if not values:
-        return 0, cost, supporter
-    if math.inf in values:
-        return math.inf, cost, supporter
-    return (max(values) if combine is max else sum(values)), cost, supporter
+    best_value, best_mask = math.inf, 0
+    for d in r.disjuncts:
+        values = [cost.get(f, math.inf) for f in set_bits(d)]
+        value = 0 if not values else (max(values) if combine is max else sum(values))
+        if value < best_value:
+            best_value, best_mask = value, d
+    return best_value, cost, supporter, best_mask

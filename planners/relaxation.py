@@ -2,13 +2,19 @@
 
 Relaxed actions keep only positive preconditions and add effects. Everything a relaxation may
 drop is dropped (negative and numeric conditions, derived atoms in preconditions and goals),
-which keeps h_max admissible. Timers are relaxed too: starting a timer adds a pseudo-fact, and
-the timer's running and completion effects become a zero-cost relaxed action enabled by it, so
-facts only timers produce (a cooked patty) stay reachable. Conditional effects become extra
-relaxed actions with the condition's positive part added to the precondition.
+which keeps h_max admissible. Goals are kept as a disjunction of positive fact sets, so an
+existential goal ("some bread at the bottom") is not relaxed to nothing.
 
-What cannot be relaxed soundly here (created objects, temporal goals) makes `unsupported()`
-return the reason, so planners refuse instead of pruning states that are not dead ends.
+Timers: starting a timer adds a pseudo-fact that enables the timer's running and completion
+effects. When every action costs 1 (cost = steps = time), completion costs the timer's
+duration, and a running timer's completion is scheduled at its remaining ticks: the earliest
+step a fact can appear is then still a lower bound. Otherwise timers cost 0.
+
+Created objects: one placeholder object per ground creating effect ("water~1" for filling this
+pot at this sink) stands for whatever that effect creates; merging every object one effect could
+create into one placeholder only makes the relaxation more optimistic.
+
+Temporal goals and lifted (ungrounded) tasks are not relaxed: `unsupported()` says why.
 """
 from __future__ import annotations
 
@@ -29,8 +35,6 @@ class RelaxedAction:
 
 
 def unsupported(task) -> str | None:
-    if task.domain.creates_objects():
-        return "the domain creates objects at run time, which the delete relaxation does not model"
     if task.goal.temporal:
         return "temporally extended goals are not supported by relaxation heuristics"
     if not task.is_grounded:
@@ -38,23 +42,36 @@ def unsupported(task) -> str | None:
     return None
 
 
+PLACEHOLDER = "~"  # created-object placeholders are named prefix~k: never a valid object name in a file
+MAX_DISJUNCTS = 4096
+
+
 class Relaxation:
-    def __init__(self, task):
+    """The relaxed task for the objects of one state (its universe), plus placeholder objects
+    standing for what effects could still create (one per ground creating effect)."""
+
+    def __init__(self, task, created: tuple = (), time_aware: bool | None = None):
         reason = unsupported(task)
         if reason:
             raise ValueError(reason)
         self.task = task
-        u = task.universe()
+        self.placeholder_of: dict[tuple, str] = {}
+        u = self._universe_with_placeholders(task, created)
         self.universe = u
-        goal = task._goal_for(u)
-        self.goal_unreachable = goal is False
-        self.goal = 0 if goal is True or goal is False else goal.pos
+        # timers count as their duration when every action costs 1, so cost = steps = time
+        costs = [a.cost for a in u.actions]
+        self.time_aware = (all(c == 1 for c in costs) if time_aware is None else time_aware)
+        self.disjuncts = self._goal_dnf(u)
+        self.goal_unreachable = not self.disjuncts
+        self.goal = self.disjuncts[0] if len(self.disjuncts) == 1 else 0
         self.actions: list[RelaxedAction] = []
         self._timer_fact: dict[int, int] = {}
+        self.timer_done: dict[int, int] = {}  # tid -> facts its completion adds (for running timers)
         pending = []
+        self.counters = self._find_counters(u.actions)
         for action in u.actions:
             cost = action.cost if not callable(action.cost) else 0  # state-dependent cost: 0 keeps it admissible
-            self._add_effect(action.pre_pos, action.effect, cost, action, pending)
+            self._relax_action(action, cost, pending)
         seen = set()
         while pending:
             tid = pending.pop()
@@ -65,9 +82,12 @@ class Relaxation:
             pre = self.timer_fact(tid)
             if isinstance(timer.condition, Condition):
                 pre |= timer.condition.pos
+            duration = timer.duration if not callable(timer.duration) else 0
+            wait = max(0, int(duration)) if self.time_aware else 0
             if timer.condition is not False:
                 self._add_effect(pre, timer.running, 0, None, pending)
-                self._add_effect(pre, timer.done, 0, None, pending)
+                done = self._add_effect(pre, timer.done, wait, None, pending)
+                self.timer_done[tid] = done
             self._add_effect(self.timer_fact(tid), timer.paused, 0, None, pending)
         derived = 0
         for fid, (pred, _) in enumerate(task.facts.atoms):
@@ -77,8 +97,10 @@ class Relaxation:
         if derived:
             for a in self.actions:
                 a.pre_pos &= ~derived
+            self.disjuncts = [d & ~derived for d in self.disjuncts]
             self.goal &= ~derived
         self.tree = build_tree(self.actions)
+        self.integral = all(isinstance(a.cost, int) or float(a.cost).is_integer() for a in self.actions)
         self.unit = all(a.cost in (0, 1) for a in self.actions)
         self.pre_lists = [set_bits(a.pre_pos) for a in self.actions]
         self.add_lists = [set_bits(a.add) for a in self.actions]
@@ -90,27 +112,252 @@ class Relaxation:
             for f in self.add_lists[i]:
                 self.achievers.setdefault(f, []).append(i)
 
-    def timer_fact(self, tid: int) -> int:
-        bit = self._timer_fact.get(tid)
-        if bit is None:
-            bit = self._timer_fact[tid] = 1 << self.task.facts.id("timer:" + str(tid), ())
-        return bit
+    # ------------------------------------------------------------ actions, counters, conditional effects
+    def _find_counters(self, actions) -> dict[int, int]:
+        """Numeric fluents that actions only raise by constants and conditions compare with thresholds:
+        fluent index -> the highest level any condition asks for (repetition counters, e.g. cuts)."""
+        raised, wanted = set(), {}
 
-    def _add_effect(self, pre: int, effect: GroundEffect, cost, source, pending) -> None:
+        def scan(effect, conditions):
+            for kind, *item in effect.ordered:
+                if kind == "update" and item[0] == "increase" and not callable(item[2]) and item[2] > 0:
+                    raised.add(item[1])
+                elif kind == "when":
+                    conditions.append(item[0])
+                    scan(item[1], conditions)
+        conditions = []
+        for a in actions:
+            conditions.append(a.pre)
+            scan(a.effect, conditions)
+        for cond in conditions:
+            for op, index, value in getattr(cond, "thresholds", ()):
+                level = _level(op, value)
+                if level is not None and level > 0:
+                    wanted[index] = max(wanted.get(index, 0), level)
+        return {i: k for i, k in wanted.items() if i in raised and k <= 64}
+
+    def counter_fact(self, index: int, level: int) -> int:
+        return 0 if level <= 0 else 1 << self.task.facts.id("counter:" + str(index), (level,))
+
+    def _requirements(self, cond) -> int:
+        """Counter pseudo-facts a condition's thresholds require (other thresholds are relaxed away)."""
+        mask = 0
+        for op, index, value in getattr(cond, "thresholds", ()):
+            level = _level(op, value)
+            if index in self.counters and level:
+                mask |= self.counter_fact(index, min(level, self.counters[index]))
+        return mask
+
+    def _relax_action(self, action, cost, pending) -> None:
+        """One relaxed action per counter level and per subset of conditional effects that can fire
+        together, each with all its adds, so one real application is one relaxed action."""
+        effect = action.effect
+        pre = action.pre_pos | self._requirements(action.pre)
+        main = self._add_effect(pre, effect, cost, action, pending, conditionals=False)
+        whens = []
+        for kind, *item in effect.ordered:
+            if kind == "when":
+                cond, then, other = item
+                pos = (cond.pos | self._requirements(cond)) if isinstance(cond, Condition) else 0
+                whens.append((pos, self._collect_adds(then, pending)))
+                whens.append((0, self._collect_adds(other, pending)))  # else-branch: its condition is relaxed away
+        whens = [(p, a) for p, a in whens if a]
+        increments = [(item[1], item[2]) for kind, *item in effect.ordered
+                      if kind == "update" and item[0] == "increase" and item[1] in self.counters]
+        levels = [None]
+        if len(increments) == 1:
+            index, step = increments[0]
+            levels = [(index, j, int(step)) for j in range(self.counters[index])]
+        for level in levels:
+            base_pre, base_add = pre, main
+            if level is not None:
+                index, j, step = level
+                base_pre |= self.counter_fact(index, j)
+                for k in range(j + 1, min(j + step, self.counters[index]) + 1):
+                    base_add |= self.counter_fact(index, k)
+            self.actions.append(RelaxedAction(base_pre, base_add, cost, len(self.actions), action))
+            if len(whens) <= 8:
+                for mask in range(1, 1 << len(whens)):
+                    chosen = [whens[b] for b in range(len(whens)) if mask >> b & 1]
+                    extra_pre = 0
+                    extra_add = 0
+                    for p, a in chosen:
+                        extra_pre |= p
+                        extra_add |= a
+                    self.actions.append(RelaxedAction(base_pre | extra_pre, base_add | extra_add, cost, len(self.actions), action))
+            else:  # too many to combine: conditional effects come for free, which stays optimistic
+                for p, a in whens:
+                    self.actions.append(RelaxedAction(base_pre | p, a, 0, len(self.actions), action))
+
+    def _collect_adds(self, effect, pending) -> int:
+        """Adds of an effect, with its nested conditions relaxed away (an optimistic union)."""
         adds = effect.add
         for kind, *item in effect.ordered:
             if kind == "start":
                 adds |= self.timer_fact(item[0])
                 pending.append(item[0])
             elif kind == "when":
+                adds |= self._collect_adds(item[1], pending) | self._collect_adds(item[2], pending)
+            elif kind == "create":
+                adds |= self._create_adds(item[0], item[1], pending)
+        return adds
+
+    def _create_adds(self, create, binding, pending) -> int:
+        name = self.placeholder_of.get((create.prefix, create.variable, tuple(sorted(binding.items()))))
+        if name is None:
+            return 0
+        inner = self.universe.compiler.effect(create.effects, {**binding, create.variable: name})
+        return self._collect_adds(inner, pending)
+
+    # ------------------------------------------------------------ construction
+    def _universe_with_placeholders(self, task, created):
+        """Ground the state's universe plus one placeholder per ground creating effect (to a fixpoint)."""
+        extra: list[tuple[str, str]] = []
+        for _ in range(4):
+            u = task.universe(created + tuple(extra))
+            found = False
+            for key, create in self._creations(task, u):
+                if key not in self.placeholder_of:
+                    name = f"{create.prefix}{PLACEHOLDER}{len(self.placeholder_of) + 1}"
+                    self.placeholder_of[key] = name
+                    extra.append((name, create.type))
+                    found = True
+            if not found:
+                return u
+        raise ValueError("object creation does not reach a fixpoint within four rounds of placeholders")
+
+    @staticmethod
+    def _creations(task, u):
+        def walk(effect):
+            for kind, *item in effect.ordered:
+                if kind == "create":
+                    create, binding = item
+                    yield (create.prefix, create.variable, tuple(sorted(binding.items()))), create
+                elif kind == "when":
+                    yield from walk(item[1])
+                    yield from walk(item[2])
+        starts = []
+        for action in u.actions:
+            yield from walk(action.effect)
+            starts += [i[1] for i in action.effect.ordered if i[0] == "start"]
+        seen = set()
+        while starts:
+            tid = starts.pop()
+            if tid in seen:
+                continue
+            seen.add(tid)
+            timer = task.compiled_timer(u, tid)
+            for effect in (timer.running, timer.paused, timer.done):
+                yield from walk(effect)
+                starts += [i[1] for i in effect.ordered if i[0] == "start"]
+
+    def _goal_dnf(self, u) -> list[int]:
+        """The goal as positive fact masks, one per disjunct (negative parts and tests are relaxed away)."""
+        node = u.compiler.ground(self.task.goal.goal, {})
+        dnf = _dnf(node)
+        return [] if dnf is False else dnf
+
+    def timer_fact(self, tid: int) -> int:
+        bit = self._timer_fact.get(tid)
+        if bit is None:
+            bit = self._timer_fact[tid] = 1 << self.task.facts.id("timer:" + str(tid), ())
+        return bit
+
+    def _add_effect(self, pre: int, effect: GroundEffect, cost, source, pending, conditionals: bool = True) -> int:
+        """A relaxed action for an effect's unconditional part; returns its adds.
+
+        With `conditionals`, each conditional branch becomes a further relaxed action (used for
+        timers, whose phases are free in time-unaware relaxations)."""
+        adds = effect.add
+        for kind, *item in effect.ordered:
+            if kind == "start":
+                adds |= self.timer_fact(item[0])
+                pending.append(item[0])
+            elif kind == "when" and conditionals:
                 cond, then, other = item
-                extra = cond.pos if isinstance(cond, Condition) else 0
+                extra = (cond.pos | self._requirements(cond)) if isinstance(cond, Condition) else 0
                 self._add_effect(pre | extra, then, cost, source, pending)
                 self._add_effect(pre, other, cost, source, pending)
-        self.actions.append(RelaxedAction(pre, adds, cost, len(self.actions), source))
+            elif kind == "create":
+                adds |= self._create_adds(item[0], item[1], pending)
+        if conditionals:
+            self.actions.append(RelaxedAction(pre, adds, cost, len(self.actions), source))
+        return adds
 
+    # ------------------------------------------------------------ per state
     def initial_facts(self, state) -> int:
         bits = self.task.bits(state)
         for tid, _ in state.timers:
             bits |= self.timer_fact(tid)
+        values = state.values
+        for index, top in self.counters.items():
+            value = values[index] if index < len(values) else self.task.fluent_defaults[index]
+            for level in range(1, min(int(value), top) + 1):
+                bits |= self.counter_fact(index, level)
         return bits
+
+    def schedule(self, state) -> dict[int, int]:
+        """Facts running timers will add, by the step they can complete at the earliest."""
+        out: dict[int, int] = {}
+        if not self.time_aware:
+            return out
+        for tid, remaining in state.timers:
+            done = self.timer_done.get(tid)
+            if done:
+                out[remaining] = out.get(remaining, 0) | done
+        return out
+
+    def goal_reached(self, reached: int) -> bool:
+        for d in self.disjuncts:
+            if d & ~reached == 0:
+                return True
+        return False
+
+
+def _level(op, value):
+    """The counter level a threshold condition needs (None: a condition a relaxation may ignore)."""
+    if op in (">=", "="):
+        return int(-(-value // 1))
+    if op == ">":
+        return int(value // 1) + 1
+    return None
+
+
+def _dnf(node):
+    """A ground goal node as a list of positive masks (False: unsatisfiable, [0]: trivially true)."""
+    if node is True:
+        return [0]
+    if node is False:
+        return False
+    kind = node[0]
+    if kind == "lit":
+        return [1 << node[1]] if node[2] else [0]
+    if kind == "test":
+        return [0]
+    if kind == "or":
+        out = []
+        for part in node[1]:
+            sub = _dnf(part)
+            if sub is not False:
+                out.extend(sub)
+        return _minimal(out) if out else False
+    # and: distribute, relaxing to the positive literals alone if it grows too large
+    result = [0]
+    for part in node[1]:
+        sub = _dnf(part)
+        if sub is False:
+            return False
+        if len(result) * len(sub) > MAX_DISJUNCTS:
+            continue  # dropping a conjunct is a relaxation
+        result = [a | b for a in result for b in sub]
+    return _minimal(result)
+
+
+def _minimal(masks):
+    """Drop duplicates and masks that include another (their disjunct can never be cheaper)."""
+    unique = sorted(set(masks), key=int.bit_count)
+    kept = []
+    for m in unique:
+        if not any(k & m == k for k in kept):
+            kept.append(m)
+    return kept

@@ -241,10 +241,14 @@ def timed_kitchen(goal, settings=None):
     return Task(build_problem(problem, "<p>", None, domain=load_domain(domain)))
 
 
-def test_creation_makes_relaxation_heuristics_unsupported_with_a_reason():
+def test_goals_on_created_objects_are_relaxed_with_placeholders():
     from test_semantics import kitchen
-    result = solve(kitchen(goal=["cooked", "patty"]), planner="astar", heuristic="hmax")
-    assert result.status == UNSUPPORTED and "creates objects" in result.reason
+    task = kitchen(goal={"and": [{"exists": [["?m", "meal"]], "formula": ["in", "?m", "pot"]}, ["cooked", "patty"]]})
+    astar, bfs = solve(task, planner="astar", heuristic="hmax"), solve(task, planner="bfs")
+    assert astar.status == bfs.status == SOLVED_OPTIMAL and astar.cost == bfs.cost == 4
+    from planners.heuristics import make
+    # time-aware h_max: one step to start cooking, then three ticks before the patty is cooked
+    assert make(task, "hmax")(task.initial_state()) == 4
 
 
 def test_timed_world_bfs_and_hmax_agree_and_plans_wait_for_timers():
