@@ -205,6 +205,25 @@ def check(problem, examples, max_steps, seed):
     sys.exit(EXIT_INVALID)
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []})
+@click.argument("world")
+@click.pass_context
+@handles_errors
+def generate(ctx, world):
+    """Run a world's problem generator: groundplan generate WORLD [its options] (--help for them)."""
+    import importlib
+
+    from .loader import shipped_domains
+
+    if world not in shipped_domains():
+        _fail(f"unknown world '{world}' (worlds: {', '.join(shipped_domains())})", EXIT_USAGE)
+    try:
+        module = importlib.import_module(f"domains.{world}.generate")
+    except ModuleNotFoundError:
+        _fail(f"the world '{world}' has no generator", EXIT_USAGE)
+    sys.exit(module.main(list(ctx.args)))
+
+
 try:  # planners register `groundplan plan` when present
     from planners.cli import plan as _plan_command
 

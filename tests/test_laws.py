@@ -7,7 +7,16 @@ from hypothesis import HealthCheck, given, settings
 from engine import Task
 from engine.testing import check_task, law_violations, walks
 
-SHIPPED = sorted(glob.glob("problems/*/*.json"))
+def _sample():
+    """Every problem of the small sets; the first two of each large generated set (seeds differ only in layout)."""
+    out = []
+    for folder in sorted(glob.glob("problems/*/")):
+        files = sorted(glob.glob(folder + "*.json"))
+        out += files if len(files) <= 10 else files[:2]
+    return out + sorted(glob.glob("domains/kitchen/tasks/*/0[1-3]_*.json"))
+
+
+SHIPPED = _sample()
 _TASKS = {}
 
 
