@@ -17,7 +17,7 @@ PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "tsp", "auto")
 
 
 def solve(task, planner: str = "auto", heuristic: str | None = None, weight: float = 2.0, time_limit: float | None = None,
-          memory_limit: float | None = None, start=None) -> PlanResult:
+          memory_limit: float | None = None, start=None, symmetry: bool = True) -> PlanResult:
     """Plan for `task` from `start` (default: its initial state). Never raises for unsupported features."""
     from . import heuristics as H
     from .search import best_first, breadth_first, unit_costs
@@ -25,6 +25,9 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
     if planner not in PLANNERS:
         return PlanResult(UNSUPPORTED, planner, reason=f"unknown planner '{planner}' (choose from {', '.join(PLANNERS)})")
     limits = dict(time_limit=time_limit, memory_limit=memory_limit, start=start)
+    from .symmetry import Symmetry
+
+    orbits = Symmetry.detect(task) if symmetry else None
     if planner == "auto":
         planner, heuristic = _auto(task, heuristic)
     if planner == "tsp":
@@ -40,11 +43,11 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
             if view is not None:
                 return strips.bfs(view, begin, time_limit, memory_limit)
             return breadth_first(task, **limits)
-        result = best_first(task, None, planner="bfs", **limits)  # uniform-cost: optimal for any costs
+        result = best_first(task, None, planner="bfs", symmetry=orbits, **limits)  # uniform-cost: optimal for any costs
         result.reason = "action costs differ: ran uniform-cost search"
         return result
     if planner == "ucs":
-        return best_first(task, None, planner="ucs", **limits)
+        return best_first(task, None, planner="ucs", symmetry=orbits, **limits)
     name = heuristic or ("hmax" if planner == "astar" else "hff")
     try:
         h = H.make(task, name)
@@ -60,13 +63,13 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
             result.reason = f"heuristic '{name}' is not admissible: the plan is not proven optimal"
         return result
     if planner == "astar":
-        result = best_first(task, h, planner="astar", **limits)
+        result = best_first(task, h, planner="astar", symmetry=orbits, **limits)
         if result.status == SOLVED_SATISFICING:
             result.reason = f"heuristic '{name}' is not admissible: the plan is not proven optimal"
         return result
     if planner == "wastar":
-        return best_first(task, h, weight=weight, planner="wastar", **limits)
-    return best_first(task, h, greedy=True, planner="gbfs", **limits)
+        return best_first(task, h, weight=weight, planner="wastar", symmetry=orbits, **limits)
+    return best_first(task, h, greedy=True, planner="gbfs", symmetry=orbits, **limits)
 
 
 def _auto(task, heuristic):

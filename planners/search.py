@@ -76,7 +76,7 @@ def breadth_first(task, start=None, time_limit=None, memory_limit=None) -> PlanR
 
 
 def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, start=None, planner: str = "astar",
-               time_limit=None, memory_limit=None, optimal_claim: bool | None = None) -> PlanResult:
+               time_limit=None, memory_limit=None, optimal_claim: bool | None = None, symmetry=None) -> PlanResult:
     """A* (weight 1, admissible h), weighted A* (bound = weight) or greedy best-first (g ignored).
 
     With no heuristic this is uniform-cost search. Goal test at expansion; a state is reopened
@@ -90,7 +90,8 @@ def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, 
     name = getattr(heuristic, "name", "blind") if heuristic is not None else None
     if h0 == math.inf:
         return _result(UNSOLVABLE_PROVEN, planner, [], None, 0, 1, limits, heuristic=name)
-    best_g = {s0: 0}
+    key = symmetry.key if symmetry is not None else (lambda state: state)  # duplicates up to renaming
+    best_g = {key(s0): 0}
     parents = {s0: None}
     counter = 0
     heap = [(h0 if greedy else weight * h0, h0, counter, s0, 0)]
@@ -99,7 +100,7 @@ def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, 
     admissible = heuristic is None or getattr(heuristic, "admissible", False)
     while heap:
         f, hv, _, state, g = heapq.heappop(heap)
-        if g > best_g.get(state, math.inf):
+        if g > best_g.get(key(state), math.inf):
             continue
         stop = limits.exceeded()
         if stop:
@@ -115,14 +116,15 @@ def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, 
         for label, child, cost in succ(state):
             generated += 1
             g2 = g + cost
-            if g2 >= best_g.get(child, math.inf):
+            k2 = key(child)
+            if g2 >= best_g.get(k2, math.inf):
                 continue
             if is_dead(child):
                 continue
             h2 = h(child)
             if h2 == math.inf:
                 continue
-            best_g[child] = g2
+            best_g[k2] = g2
             parents[child] = (state, label)
             counter += 1
             heapq.heappush(heap, (h2 if greedy else g2 + weight * h2, h2, counter, child, g2))
