@@ -4,138 +4,170 @@ Each round computes h_max with the current action costs, builds the justificatio
 relaxed action hangs from its most expensive precondition), finds a cut of actions that every
 relaxed plan must use to enter the goal zone, adds the cheapest cost in the cut to h and
 subtracts it from the cut's actions. It stops when the goal costs nothing. The goal may be a
-disjunction: one zero-cost goal action per disjunct.
+disjunction: one zero-cost goal action per disjunct, all adding one artificial goal fact.
+
+Facts are renumbered densely and costs stay integers (action costs are whole numbers and each
+cut subtracts the cut's minimum), so h_max runs on a bucket queue over plain lists.
 
 Timers are relaxed at cost 0 here (waiting overlaps other work, so summing durations would not
 be admissible); combine with the time-aware h_max through `max(hmax,lmcut)` for timed worlds.
 """
 from __future__ import annotations
 
-import heapq
 import math
 
 from engine.compile import set_bits
 
 from .relaxation import Relaxation
 
+INIT = -1  # the artificial fact every precondition-free action hangs from
+
 
 class LMCutData:
-    """Index arrays for one relaxation, with the goal actions appended."""
+    """Dense index arrays for one relaxation, with the goal actions appended."""
 
     def __init__(self, r: Relaxation):
         self.r = r
-        self.pre = [list(p) for p in r.pre_lists]
-        self.add = [list(a) for a in r.add_lists]
-        self.cost = [float(a.cost) for a in r.actions]
-        self.goal_fact = -1  # artificial
-        for d in r.disjuncts:
-            self.pre.append(set_bits(d))
-            self.add.append([self.goal_fact])
-            self.cost.append(0.0)
-        self.consumers: dict[int, list[int]] = {}
-        for i, pre in enumerate(self.pre):
-            for f in pre:
-                self.consumers.setdefault(f, []).append(i)
-        self.free = [i for i, pre in enumerate(self.pre) if not pre]
+        dense: dict[int, int] = {}
+
+        def d(f):
+            i = dense.get(f)
+            if i is None:
+                i = dense[f] = len(dense)
+            return i
+        pre = [[d(f) for f in p] for p in r.pre_lists]
+        add = [[d(f) for f in a] for a in r.add_lists]
+        cost = [a.cost for a in r.actions]
+        self.integral = all(float(c).is_integer() for c in cost)
+        cost = [int(c) if self.integral else c for c in cost]
+        for disjunct in r.disjuncts:
+            pre.append([d(f) for f in set_bits(disjunct)])
+            add.append(None)  # placeholder: the goal fact, numbered last
+            cost.append(0)
+        self.goal = len(dense)
+        self.n_facts = len(dense) + 1
+        self.add = [a if a is not None else [self.goal] for a in add]
+        self.pre = pre
+        self.cost = cost
+        self.dense = dense
+        self.consumers = [[] for _ in range(self.n_facts)]
+        self.adders = [[] for _ in range(self.n_facts)]
+        for i, p in enumerate(pre):
+            for f in p:
+                self.consumers[f].append(i)
+        for i, a in enumerate(self.add):
+            for f in a:
+                self.adders[f].append(i)
+        self.n_pre = [len(p) for p in pre]
+        self.free = [i for i, p in enumerate(pre) if not p]
+
+    def initial(self, reached: int) -> list[int]:
+        dense = self.dense
+        return [dense[f] for f in set_bits(reached) if f in dense]
 
 
 def lmcut(data: LMCutData, reached: int) -> float:
     if data.r.goal_unreachable:
         return math.inf
+    if not data.integral:
+        raise ValueError("LM-cut here needs whole-number action costs")
     cost = list(data.cost)
+    true_facts = data.initial(reached)
     n = len(cost)
-    true_facts = set_bits(reached)
-    h = 0.0
+    goal = data.goal
+    add, adders = data.add, data.adders
+    h = 0
     while True:
-        value, fact_cost, pcf = _hmax(data, true_facts, cost)
-        goal = fact_cost.get(data.goal_fact, math.inf)
-        if goal == math.inf:
+        fact_cost, pcf = _hmax(data, true_facts, cost)
+        if fact_cost[goal] is None:
             return math.inf
-        if goal == 0:
+        if fact_cost[goal] == 0:
             return h
         # goal zone: facts from which the goal is reached through zero-cost justification edges
-        achievers: dict[int, list[int]] = {}
-        for a in range(n):
-            p = pcf[a]
-            if p is None:
-                continue
-            for e in data.add[a]:
-                achievers.setdefault(e, []).append(a)
-        zone = {data.goal_fact}
-        stack = [data.goal_fact]
+        zone = bytearray(data.n_facts)
+        zone[goal] = 1
+        stack = [goal]
         while stack:
             f = stack.pop()
-            for a in achievers.get(f, ()):
-                if cost[a] == 0:
-                    p = pcf[a]
-                    if p not in zone and p != "init":
-                        zone.add(p)
-                        stack.append(p)
-        # facts reachable from the initial facts without entering the zone
-        before = set(true_facts)
-        before.add("init")
-        stack = list(before)
-        users: dict = {}
+            for a in adders[f]:
+                p = pcf[a]
+                if p is not None and cost[a] == 0 and p != INIT and not zone[p]:
+                    zone[p] = 1
+                    stack.append(p)
+        # from the initial facts, follow justification edges until they would enter the zone
+        users = {}
         for a in range(n):
-            if pcf[a] is not None:
-                users.setdefault(pcf[a], []).append(a)
-        cut = []
+            p = pcf[a]
+            if p is not None:
+                users.setdefault(p, []).append(a)
+        before = bytearray(data.n_facts)
+        for f in true_facts:
+            before[f] = 1
+        stack = [INIT] + true_facts
+        cut = set()
         while stack:
             f = stack.pop()
             for a in users.get(f, ()):
-                hits_zone = False
-                for e in data.add[a]:
-                    if e in zone:
-                        hits_zone = True
-                    elif e not in before:
-                        before.add(e)
+                for e in add[a]:
+                    if zone[e]:
+                        cut.add(a)
+                    elif not before[e]:
+                        before[e] = 1
                         stack.append(e)
-                if hits_zone:
-                    cut.append(a)
         if not cut:
             return h  # cannot happen for a finite goal cost; stay admissible
-        m = min(cost[a] for a in set(cut))
+        m = min(cost[a] for a in cut)
         if m <= 0:
             return h
         h += m
-        for a in set(cut):
+        for a in cut:
             cost[a] -= m
 
 
 def _hmax(data: LMCutData, true_facts, cost):
-    """h_max under `cost` with each action's most expensive precondition (pcf)."""
-    fact_cost: dict = {f: 0.0 for f in true_facts}
-    n = len(cost)
-    remaining = [len(p) for p in data.pre]
-    max_pre = [0.0] * n
-    pcf: list = [None] * n
-    heap = [(0.0, f) for f in true_facts]
+    """h_max under `cost` (integers) with each action's most expensive precondition (pcf)."""
+    n_facts = data.n_facts
+    fact_cost: list = [None] * n_facts
+    remaining = list(data.n_pre)
+    max_pre = [0] * len(cost)
+    pcf: list = [None] * len(cost)
+    buckets: list[list[int]] = [[]]
+    for f in true_facts:
+        fact_cost[f] = 0
+        buckets[0].append(f)
+    add, consumers = data.add, data.consumers
+
+    def push(f, c):
+        while len(buckets) <= c:
+            buckets.append([])
+        buckets[c].append(f)
     for a in data.free:
-        pcf[a] = "init"
-        for e in data.add[a]:
-            c = cost[a]
-            if c < fact_cost.get(e, math.inf):
+        pcf[a] = INIT
+        c = cost[a]
+        for e in add[a]:
+            if fact_cost[e] is None or c < fact_cost[e]:
                 fact_cost[e] = c
-                heap.append((c, e))
-    heapq.heapify(heap)
-    done = set()
-    while heap:
-        c, f = heapq.heappop(heap)
-        if f in done or c > fact_cost.get(f, math.inf):
-            continue
-        done.add(f)
-        for a in data.consumers.get(f, ()):
-            remaining[a] -= 1
-            if c >= max_pre[a]:
-                max_pre[a] = c
-                pcf[a] = f
-            if remaining[a] == 0:
-                total = max_pre[a] + cost[a]
-                for e in data.add[a]:
-                    if total < fact_cost.get(e, math.inf):
-                        fact_cost[e] = total
-                        heapq.heappush(heap, (total, e))
-    for a in range(n):  # only actions whose preconditions were all reached take part
+                push(e, c)
+    level = 0
+    while level < len(buckets):
+        bucket = buckets[level]
+        while bucket:
+            f = bucket.pop()
+            if fact_cost[f] != level:
+                continue
+            for a in consumers[f]:
+                remaining[a] -= 1
+                if level >= max_pre[a]:
+                    max_pre[a] = level
+                    pcf[a] = f
+                if remaining[a] == 0:
+                    total = level + cost[a]
+                    for e in add[a]:
+                        if fact_cost[e] is None or total < fact_cost[e]:
+                            fact_cost[e] = total
+                            push(e, total)
+        level += 1
+    for a in range(len(cost)):  # only actions whose preconditions were all reached take part
         if remaining[a] > 0:
             pcf[a] = None
-    return fact_cost.get(data.goal_fact, math.inf), fact_cost, pcf
+    return fact_cost, pcf
