@@ -125,3 +125,24 @@ def test_verified_optima_of_base_tasks(path, optimum):
     result = solve(t, planner="bfs", time_limit=120)
     assert result.status == SOLVED_OPTIMAL and result.cost == optimum
     assert validate_plan(t, result.plan).valid
+
+
+def _stored():
+    import glob
+    paths = sorted(glob.glob("problems/sync/*.json") + glob.glob("problems/async/*.json")
+                   + glob.glob("problems/multiagent/*.json") + glob.glob(f"{TASKS}/*/*.json"))
+    return [p for p in paths if (json.load(open(p)).get("optimal") or {}).get("plan")]
+
+
+def test_the_evaluated_set_has_300_problems():
+    import glob
+    assert sum(len(glob.glob(f"problems/{s}/*.json")) for s in ("sync", "async", "multiagent")) == 300
+
+
+@pytest.mark.parametrize("path", _stored())
+def test_stored_optimal_plans_validate_with_their_cost(path):
+    data = json.load(open(path))
+    t = Task.load(path)
+    result = validate_plan(t, data["optimal"]["plan"])
+    assert result.valid, result.message()
+    assert result.cost == data["optimal"]["cost"]
