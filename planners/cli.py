@@ -67,4 +67,6 @@ def store_result(path: str, result) -> None:
         data["optimal"] = {**old, "cost": old.get("cost"), "method": old.get("method", "unproven"), "lower_bound": bound}
     else:
         return
-    file.write_text(json.dumps(data, indent=1) + "\n")
+    temporary = file.with_name(file.name + ".tmp")
+    temporary.write_text(json.dumps(data, indent=1) + "\n")
+    temporary.replace(file)  # atomic: a run killed mid-write leaves the old file whole
