@@ -47,26 +47,43 @@ def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json,
 
 
 def store_result(path: str, result) -> None:
-    """Record a proven optimum (or the best known bound) in the problem file, keeping its layout.
+    """Merge a planner's result into the problem file's 'optimal' entry, keeping its layout.
 
-    A proven optimum is never replaced by a weaker entry; a lower bound never lowers one found before."""
+    A proven optimum is final. Otherwise the entry keeps the best plan found so far (its cost as
+    `upper_bound`) and the highest proven `lower_bound`; when the two meet, the optimum is proven."""
     from pathlib import Path
 
     file = Path(path)
     data = json.loads(file.read_text())
-    old = data.get("optimal") or {}
-    if result.status == "solved-optimal":
-        method = f"{result.planner}" + (f" + {result.heuristic}" if result.heuristic else "")
-        data["optimal"] = {"cost": result.to_json()["cost"], "method": method, "plan": result.plan}
-    elif result.status == "unsolvable-proven":
-        data["optimal"] = {"cost": None, "method": result.planner, "solvable": False}
-    elif old.get("method") and old.get("cost") is not None and "lower_bound" not in old:
+    old = dict(data.get("optimal") or {})
+    if old.get("cost") is not None and "lower_bound" not in old and "upper_bound" not in old:
         return  # already proven
-    elif result.lower_bound is not None:
-        bound = max(result.lower_bound, old.get("lower_bound", 0))
-        data["optimal"] = {**old, "cost": old.get("cost"), "method": old.get("method", "unproven"), "lower_bound": bound}
+    cost = result.to_json()["cost"]
+    method = f"{result.planner}" + (f" + {result.heuristic}" if result.heuristic else "")
+    if result.status == "solved-optimal":
+        entry = {"cost": cost, "method": method, "plan": result.plan}
+    elif result.status == "unsolvable-proven":
+        entry = {"cost": None, "method": method, "solvable": False}
     else:
-        return
+        entry = {"cost": None, "method": old.get("method", "unproven")}
+        upper, plan = old.get("upper_bound"), old.get("plan")
+        if result.status == "solved-satisficing" and (upper is None or cost < upper):
+            upper, plan = cost, result.plan
+        lower = max(x for x in (old.get("lower_bound"), result.lower_bound, 0) if x is not None)
+        if upper is not None and lower >= upper:  # the best plan meets the proven bound
+            entry = {"cost": upper, "method": f"plan of cost {upper} meets the proven lower bound", "plan": plan}
+        else:
+            if plan is not None:
+                entry.update(upper_bound=upper, plan=plan)
+            if lower:
+                entry["lower_bound"] = lower
+            if "upper_bound" not in entry and "lower_bound" not in entry:
+                return
+            if plan is not None and plan is result.plan:
+                entry["method"] = f"unproven; best plan by {method}"
+            elif plan is not None:
+                entry["method"] = old.get("method", "unproven")
+    data["optimal"] = entry
     temporary = file.with_name(file.name + ".tmp")
     temporary.write_text(json.dumps(data, indent=1) + "\n")
     temporary.replace(file)  # atomic: a run killed mid-write leaves the old file whole

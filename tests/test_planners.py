@@ -327,3 +327,28 @@ def test_symmetric_states_have_equal_keys_and_equal_optimal_costs(choices):
     twin = state._replace(facts=bits)
     assert sym.key(twin) == sym.key(state)
     assert solve(task, planner="bfs", start=twin).cost == solve(task, planner="bfs", start=state).cost
+
+
+def test_store_keeps_the_best_plan_and_bound_and_recognises_a_proof(tmp_path):
+    import json as _json
+    import shutil
+    from planners.cli import store_result
+    from planners.result import PlanResult
+    path = tmp_path / "p.json"
+    shutil.copy("problems/blocksworld/sussman.json", path)
+    data = _json.loads(path.read_text())
+    data["domain"] = str(__import__("pathlib").Path("domains/blocksworld/domain.json").resolve())
+    path.write_text(_json.dumps(data))
+    store_result(str(path), PlanResult("timeout", "astar", lower_bound=4, heuristic="hmax"))
+    assert _json.loads(path.read_text())["optimal"] == {"cost": None, "method": "unproven", "lower_bound": 4}
+    store_result(str(path), PlanResult("solved-satisficing", "gbfs", plan=["a"] * 8, cost=8, heuristic="hff"))
+    store_result(str(path), PlanResult("solved-satisficing", "gbfs", plan=["b"] * 9, cost=9, heuristic="hff"))
+    entry = _json.loads(path.read_text())["optimal"]
+    assert entry["upper_bound"] == 8 and entry["plan"] == ["a"] * 8 and entry["lower_bound"] == 4 and entry["cost"] is None
+    store_result(str(path), PlanResult("timeout", "astar", lower_bound=8))  # bounds meet: proven
+    entry = _json.loads(path.read_text())["optimal"]
+    assert entry["cost"] == 8 and entry["plan"] == ["a"] * 8 and "lower_bound" not in entry
+    store_result(str(path), PlanResult("solved-optimal", "bfs", plan=["c"] * 6, cost=6))  # a proof is final
+    assert _json.loads(path.read_text())["optimal"]["cost"] == 8
+    from engine.loader import load_problem
+    load_problem(path)  # the entry stays valid against the schema
