@@ -150,3 +150,29 @@ def test_stored_optimal_plans_validate_with_their_cost(path):
         assert result.cost == entry["cost"] and "upper_bound" not in entry
     else:  # not proven: the best known plan, with its cost as upper bound above the proven lower bound
         assert result.cost == entry["upper_bound"] > entry.get("lower_bound", 0)
+
+
+SYNC07_35 = [
+    "Unstack topbun1 from bottombun1 using robot1", "Move robot1 from table1 to table6", "Place topbun1 on table6 using robot1",
+    "Move robot1 from table6 to table3", "Pick up lettuce1 from table3 using robot1", "Move robot1 from table3 to board1",
+    "Place lettuce1 on board1 using robot1"] + ["Cut lettuce1 on board1 using robot1"] * 3 + [
+    "Pick up lettuce1 from board1 using robot1", "Move robot1 from board1 to table1",
+    "Stack lettuce1 on top of bottombun1 using robot1",
+    "Move robot1 from table1 to table5", "Pick up tomato1 from table5 using robot1", "Move robot1 from table5 to board1",
+    "Place tomato1 on board1 using robot1"] + ["Cut tomato1 on board1 using robot1"] * 3 + [
+    "Pick up tomato1 from board1 using robot1", "Move robot1 from board1 to table1",
+    "Stack tomato1 on top of lettuce1 using robot1",
+    "Move robot1 from table1 to table2", "Pick up cheese1 from table2 using robot1", "Move robot1 from table2 to table1",
+    "Stack cheese1 on top of tomato1 using robot1",
+    "Move robot1 from table1 to table4", "Pick up patty1 from table4 using robot1", "Move robot1 from table4 to table1",
+    "Stack patty1 on top of cheese1 using robot1",
+    "Move robot1 from table1 to table6", "Pick up topbun1 from table6 using robot1", "Move robot1 from table6 to table1",
+    "Stack topbun1 on top of patty1 using robot1",
+]
+
+
+def test_sync07_has_a_valid_35_step_plan_against_the_papers_36():
+    t = task("sync/07_lettuce_tomato_cheeseburger")
+    result = validate_plan(t, SYNC07_35)
+    assert result.valid, result.message()
+    assert result.cost == 35
