@@ -31,12 +31,13 @@ class Limits:
         self._ticks = 0
 
     def exceeded(self) -> str | None:
-        """'timeout', 'memout' or None; cheap enough to call every expansion."""
+        """'timeout', 'memout' or None; cheap enough to call every expansion (time every call,
+        memory every CHECK_EVERY calls, since expansions may be slow under costly heuristics)."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return "timeout"
         self._ticks += 1
         if self._ticks % self.CHECK_EVERY:
             return None
-        if self.deadline is not None and time.perf_counter() > self.deadline:
-            return "timeout"
         if self.memory_limit is not None:
             used = current_rss_mb() - self.base_memory
             self.peak = max(self.peak, used)

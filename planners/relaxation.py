@@ -43,7 +43,8 @@ def unsupported(task) -> str | None:
 
 
 PLACEHOLDER = "~"  # created-object placeholders are named prefix~k: never a valid object name in a file
-MAX_DISJUNCTS = 4096
+MAX_DISJUNCTS = 4096  # while expanding the goal
+MAX_GOAL_DISJUNCTS = 128  # kept for the heuristics; beyond it, the facts common to all disjuncts
 
 
 class Relaxation:
@@ -255,7 +256,15 @@ class Relaxation:
         """The goal as positive fact masks, one per disjunct (negative parts and tests are relaxed away)."""
         node = u.compiler.ground(self.task.goal.goal, {})
         dnf = _dnf(node)
-        return [] if dnf is False else dnf
+        if dnf is False:
+            return []
+        if len(dnf) > MAX_GOAL_DISJUNCTS:
+            # every goal state satisfies what all disjuncts share: a weaker but admissible goal
+            common = dnf[0]
+            for mask in dnf[1:]:
+                common &= mask
+            return [common]
+        return dnf
 
     def timer_fact(self, tid: int) -> int:
         bit = self._timer_fact.get(tid)
@@ -356,6 +365,8 @@ def _dnf(node):
 def _minimal(masks):
     """Drop duplicates and masks that include another (their disjunct can never be cheaper)."""
     unique = sorted(set(masks), key=int.bit_count)
+    if len(unique) > MAX_GOAL_DISJUNCTS:
+        return unique  # minimising is quadratic; a long list is summarised by the caller anyway
     kept = []
     for m in unique:
         if not any(k & m == k for k in kept):

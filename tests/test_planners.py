@@ -352,3 +352,19 @@ def test_store_keeps_the_best_plan_and_bound_and_recognises_a_proof(tmp_path):
     assert _json.loads(path.read_text())["optimal"]["cost"] == 8
     from engine.loader import load_problem
     load_problem(path)  # the entry stays valid against the schema
+
+
+def test_time_limit_holds_under_a_slow_heuristic():
+    import time as _time
+
+    class Slow:
+        name, admissible = "slow", True
+
+        def __call__(self, state):
+            _time.sleep(0.05)
+            return 0
+    from planners.search import best_first
+    task = Task.load("problems/gripper/prob04.json")
+    began = _time.perf_counter()
+    result = best_first(task, Slow(), time_limit=0.5)
+    assert result.status == "timeout" and _time.perf_counter() - began < 2.0
