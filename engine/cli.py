@@ -107,7 +107,7 @@ def validate(file, plan, as_json):
 
 @main.command()
 @click.argument("problem", type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["narrative", "structured", "json"]), default="narrative")
+@click.option("--format", "fmt", type=click.Choice(["narrative", "structured", "json", "observation"]), default="narrative")
 @click.option("--after", "plan", type=click.Path(dir_okay=False), help="Show the state after this plan prefix.")
 @handles_errors
 def show(problem, fmt, plan):
@@ -117,7 +117,7 @@ def show(problem, fmt, plan):
     task = _load_task(problem)
     state = _replay(task, plan)
     click.echo(render(task, state, fmt))
-    if fmt != "json" and task.problem.goal_text:
+    if fmt not in ("json", "observation") and task.problem.goal_text:
         click.echo(f"\nGoal: {task.problem.goal_text}")
 
 

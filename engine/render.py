@@ -5,7 +5,9 @@ Three formats:
   `render.group_by_object`, one block per object listing what holds of it (a predicate's
   `describe` template gives the wording under each argument);
 - `structured`: one `key: value` line per predicate and fluent;
-- `json`: the same content as data.
+- `json`: the same content as data;
+- `observation`: what an agent sees, the domain's `render.observation` template filled with the
+  narrative state, the applicable actions and the goal text.
 Hidden predicates and fluents (bookkeeping such as counters) are never shown.
 """
 from __future__ import annotations
@@ -14,7 +16,8 @@ import json
 
 from .task import State, fill_template
 
-FORMATS = ("narrative", "structured", "json")
+FORMATS = ("narrative", "structured", "json", "observation")
+DEFAULT_OBSERVATION = "{state}\n\nActions:\n{actions}\n\nGoal: {goal}"
 
 
 def atom_text(domain, pred: str, args: tuple, under: str | None = None) -> str:
@@ -68,6 +71,8 @@ def visible_content(task, state: State) -> dict:
 def render(task, state: State, fmt: str = "narrative") -> str:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format '{fmt}' (choose from {', '.join(FORMATS)})")
+    if fmt == "observation":
+        return observation(task, state)
     content = visible_content(task, state)
     domain = task.domain
     if fmt == "json":
@@ -126,3 +131,15 @@ def _by_object(task, state, content) -> str:
     if "turn" in content:
         blocks.append(f"It is {content['turn']}'s turn.")
     return "\n\n".join(blocks)
+
+
+def observation(task, state: State) -> str:
+    """What an agent sees: the domain's `render.observation` template over the narrative state,
+    the applicable actions (one per line) and the goal text."""
+    template = task.domain.render.get("observation", DEFAULT_OBSERVATION)
+    fields = {
+        "state": render(task, state, "narrative"),
+        "actions": "\n".join(a.text for a in task.applicable(state)),
+        "goal": task.problem.goal_text or "reach the goal",
+    }
+    return template.replace("{state}", fields["state"]).replace("{actions}", fields["actions"]).replace("{goal}", fields["goal"])

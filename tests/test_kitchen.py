@@ -176,3 +176,16 @@ def test_sync07_has_a_valid_35_step_plan_against_the_papers_36():
     result = validate_plan(t, SYNC07_35)
     assert result.valid, result.message()
     assert result.cost == 35
+
+
+def test_observation_as_the_reference_shows_it():
+    from engine.render import render
+    t = task("sync/01_cheese_sandwich")
+    text = render(t, t.initial_state(), "observation")
+    blocks = text.split("\n\n")
+    assert blocks[0].startswith("Station table1:\ntable1 is a table\ntable1 is occupied by robot1")
+    assert "Item cheese1:\ncheese1 is a cheese slice" in text and "Player robot1:" in text
+    actions = text.split("Valid Actions:\n")[1].split("\n\n")[0].splitlines()
+    assert actions == [a.text for a in t.applicable(t.initial_state())] and "Do nothing" in actions
+    assert text.endswith("Goal: Prepare a cheese sandwich on a table")
+    assert "cuts-done" not in text and "cooking on" not in text  # timers and counters stay hidden
