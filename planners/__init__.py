@@ -53,6 +53,10 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
         h = H.make(task, name)
     except H.Unsupported as exc:
         return PlanResult(UNSUPPORTED, planner, heuristic=name, reason=str(exc))
+    if planner == "gbfs" and hasattr(h, "preferred") and view is None:
+        from .search import greedy_preferred
+
+        return greedy_preferred(task, h, start=start, time_limit=time_limit, memory_limit=memory_limit, symmetry=orbits)
     fast = getattr(h, "from_bits", None) if view is not None else None
     if fast is not None:
         greedy = planner == "gbfs"

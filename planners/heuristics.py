@@ -251,9 +251,16 @@ class HAdd(_Relaxed):
 
 
 class HFF(_Relaxed):
+    """h_FF: the cost of a relaxed plan; its first actions are the state's preferred operators."""
+
     name = "hff"
 
+    def __init__(self, relaxation: Relaxation):
+        super().__init__(relaxation)
+        self.preferred: set = set()  # ground actions of the last relaxed plan applicable in its state
+
     def evaluate(self, r, reached, schedule):
+        self.preferred = set()
         value, cost, supporter, best = _propagate(r, reached, sum, schedule)
         if value == math.inf:
             return math.inf
@@ -270,6 +277,10 @@ class HFF(_Relaxed):
                 continue
             chosen.add(action)
             stack.extend(f for f in r.pre_lists[action] if not reached >> f & 1)
+        for i in chosen:
+            relaxed = r.actions[i]
+            if relaxed.source is not None and relaxed.pre_pos & ~reached == 0:
+                self.preferred.add(relaxed.source.index)
         return sum(r.actions[i].cost for i in chosen)
 
 

@@ -129,3 +129,56 @@ def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, 
             counter += 1
             heapq.heappush(heap, (h2 if greedy else g2 + weight * h2, h2, counter, child, g2))
     return _result(UNSOLVABLE_PROVEN, planner, [], None, expanded, generated, limits, heuristic=name)
+
+
+def greedy_preferred(task, heuristic, start=None, time_limit=None, memory_limit=None, symmetry=None) -> PlanResult:
+    """Greedy best-first search with deferred evaluation and preferred operators (as in Fast Downward).
+
+    A child is queued with its parent's estimate and evaluated only when expanded, which saves a
+    heuristic call per child; children reached by an action of the parent's relaxed plan also go
+    to a second queue that is served alternately (with priority after progress), so a long
+    plateau is crossed along the relaxed plan. Satisficing: no bound on the plan's cost.
+    """
+    limits = Limits(time_limit, memory_limit)
+    succ = Transitions(task)
+    s0 = start if start is not None else task.initial_state()
+    key = symmetry.key if symmetry is not None else (lambda state: state)
+    parents = {s0: None}
+    seen = {key(s0)}
+    counter = 0
+    queues = ([(0, 0, s0, 0)], [])  # (h of parent, tie, state, g)
+    best_h = math.inf
+    boost = 0
+    expanded = generated = 0
+    name = getattr(heuristic, "name", None)
+    while queues[0] or queues[1]:
+        use = 1 if queues[1] and (boost > 0 or expanded % 2) else 0
+        if not queues[use]:
+            use = 1 - use
+        _, _, state, g = heapq.heappop(queues[use])
+        boost = max(0, boost - 1)
+        stop = limits.exceeded()
+        if stop:
+            return _result(TIMEOUT if stop == "timeout" else MEMOUT, "gbfs", [], None, expanded, generated, limits, heuristic=name)
+        if task.is_goal(state):
+            return _result(SOLVED_SATISFICING, "gbfs", _plan(parents, state), g, expanded, generated, limits, heuristic=name)
+        value = heuristic(state)
+        if value == math.inf or task.is_dead(state):
+            continue
+        if value < best_h:
+            best_h, boost = value, 1000  # progress: favour preferred operators for a while
+        preferred = getattr(heuristic, "preferred", set())
+        expanded += 1
+        for label, child, cost in succ(state):
+            generated += 1
+            k = key(child)
+            if k in seen:
+                continue
+            seen.add(k)
+            parents[child] = (state, label)
+            counter += 1
+            entry = (value, counter, child, g + cost)
+            heapq.heappush(queues[0], entry)
+            if not isinstance(label, tuple) and label.index in preferred:
+                heapq.heappush(queues[1], entry)
+    return _result(UNSOLVABLE_PROVEN, "gbfs", [], None, expanded, generated, limits, heuristic=name)

@@ -368,3 +368,12 @@ def test_time_limit_holds_under_a_slow_heuristic():
     began = _time.perf_counter()
     result = best_first(task, Slow(), time_limit=0.5)
     assert result.status == "timeout" and _time.perf_counter() - began < 2.0
+
+
+@pytest.mark.parametrize("path", ["domains/kitchen/tasks/sync/03_lettuce_tomato_sandwich.json",
+                                  "domains/kitchen/tasks/async/06_potato_soup.json"])
+def test_greedy_search_with_preferred_operators_returns_valid_plans(path):
+    task = Task.load(path)
+    result = solve(task, planner="gbfs", heuristic="hff", time_limit=60)
+    assert result.status == "solved-satisficing" and validate_plan(task, result.plan).valid
+    assert result.cost >= solve(task, planner="astar", heuristic="hmax").cost
