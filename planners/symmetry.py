@@ -67,8 +67,6 @@ class Symmetry:
     @classmethod
     def detect(cls, task) -> "Symmetry | None":
         """The interchangeable object classes of a task, or None when there are none."""
-        if task.domain.creates_objects() and any(c.type for c in []):
-            return None
         named = _named_objects(task)
         signature: dict[str, list] = {o: [] for o in task.problem.objects}
         for pred, args in task.static_facts:
