@@ -28,7 +28,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per task")
     parser.add_argument("--sets", nargs="*", default=["sync", "async", "multiagent"])
+    parser.add_argument("--stored", action="store_true",
+                        help="only summarise what the problem files store (proven optima, best plans, bounds)")
     args = parser.parse_args(argv)
+    if args.stored:
+        return summarise_stored(args.sets)
     from engine import Task
     from planners import solve
 
@@ -51,6 +55,30 @@ def main(argv=None) -> int:
             print(f"{task_set + '/' + path.stem:58} {horizon if horizon else '-':>7} {result.status:>15} "
                   f"{cost if cost is not None else '-':>5} {bound:>5} {result.seconds:>8.1f} {result.expanded:>9}", flush=True)
     print(f"proven optimal: {proven}/{total} in {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+def summarise_stored(sets) -> int:
+    """Per set: how many problems store a proven optimum, a best plan with a lower bound, a bound only."""
+    import json
+
+    print(f"{'set':28} {'problems':>8} {'proven':>7} {'plan+bound':>11} {'bound only':>11} {'nothing':>8}")
+    for task_set in sets:
+        for label, folder in ((f"tasks/{task_set}", ROOT / "domains" / "kitchen" / "tasks" / task_set),
+                              (f"problems/{task_set}", ROOT / "problems" / task_set)):
+            counts = [0, 0, 0, 0]
+            files = sorted(folder.glob("*.json"))
+            for path in files:
+                entry = json.loads(path.read_text()).get("optimal") or {}
+                if entry.get("cost") is not None and "upper_bound" not in entry:
+                    counts[0] += 1
+                elif entry.get("plan"):
+                    counts[1] += 1
+                elif entry.get("lower_bound"):
+                    counts[2] += 1
+                else:
+                    counts[3] += 1
+            print(f"{label:28} {len(files):>8} {counts[0]:>7} {counts[1]:>11} {counts[2]:>11} {counts[3]:>8}")
     return 0
 
 
