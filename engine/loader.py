@@ -428,7 +428,8 @@ def _parse_routing(raw, p: Parser, c: Collector, scope) -> dict | None:
     return {"targets": targets, "tour": tour,
             "return": p.goal(raw["return"], ["routing", "return"], scope) if "return" in raw else None,
             "precedence": [(list(r["before"]), list(r["after"])) for r in raw.get("precedence", [])],
-            "prizes": dict(raw["prizes"]) if "prizes" in raw else None, "budget": raw.get("budget")}
+            "prizes": dict(raw["prizes"]) if "prizes" in raw else None, "budget": raw.get("budget"),
+            "exact": bool(raw.get("exact", False))}
 
 
 def _check_ground_types(args, pred: m.PredicateDef | None, objects, p: Parser, c: Collector, path) -> None:

@@ -67,7 +67,7 @@ class Relaxation:
         self.goal = self.disjuncts[0] if len(self.disjuncts) == 1 else 0
         self.actions: list[RelaxedAction] = []
         self._timer_fact: dict[int, int] = {}
-        self.timer_done: dict[int, int] = {}  # tid -> facts its completion adds (for running timers)
+        self.timer_due: dict[int, int] = {}  # tid -> its 'due' pseudo-fact (scheduled for running timers)
         pending = []
         self.counters = self._find_counters(u.actions)
         for action in u.actions:
@@ -80,16 +80,27 @@ class Relaxation:
                 continue
             seen.add(tid)
             timer = task.compiled_timer(u, tid)
-            pre = self.timer_fact(tid)
+            started = self.timer_fact(tid)
+            condition = started
             if isinstance(timer.condition, Condition):
-                pre |= timer.condition.pos
+                condition |= timer.condition.pos | self._requirements(timer.condition)
             duration = timer.duration if not callable(timer.duration) else 0
-            wait = max(0, int(duration)) if self.time_aware else 0
+            ticks = max(0, int(duration)) if self.time_aware else 0  # int(): rounding down stays optimistic
+            due = self.pseudo_fact("due", tid)
             if timer.condition is not False:
-                self._add_effect(pre, timer.running, 0, None, pending)
-                done = self._add_effect(pre, timer.done, wait, None, pending)
-                self.timer_done[tid] = done
-            self._add_effect(self.timer_fact(tid), timer.paused, 0, None, pending)
+                self._add_effect(condition, timer.running, 0, None, pending)
+                # a timer started at step t whose condition first holds after step c >= t fires at
+                # the end of step max(t + d, c + d - 1): "armed" one step after the start, then d - 1
+                # steps with the condition holding
+                if ticks >= 1:
+                    armed = self.pseudo_fact("armed", tid)
+                    self.actions.append(RelaxedAction(started, armed, 1, len(self.actions), None))
+                    self.actions.append(RelaxedAction(armed | (condition & ~started), due, ticks - 1, len(self.actions), None))
+                else:
+                    self.actions.append(RelaxedAction(condition, due, 0, len(self.actions), None))
+                self.timer_due[tid] = due
+                self._add_effect(due, timer.done, 0, None, pending)  # every completion effect waits for 'due'
+            self._add_effect(started, timer.paused, 0, None, pending)
         derived = 0
         for fid, (pred, _) in enumerate(task.facts.atoms):
             if pred in task.domain.derived:
@@ -115,27 +126,61 @@ class Relaxation:
 
     # ------------------------------------------------------------ actions, counters, conditional effects
     def _find_counters(self, actions) -> dict[int, int]:
-        """Numeric fluents that actions only raise by constants and conditions compare with thresholds:
-        fluent index -> the highest level any condition asks for (repetition counters, e.g. cuts)."""
-        raised, wanted = set(), {}
+        """Repetition counters: numeric fluents whose every update is either a top-level increase by a
+        whole positive constant in an action that raises no other counter, or a lowering (decrease,
+        assign of a constant <= 0), and that conditions compare with thresholds. Returns fluent index
+        -> the highest level any condition asks for. Anything else is not modelled (left relaxed)."""
+        raised, bad, wanted = set(), set(), {}
 
-        def scan(effect, conditions):
+        def lowering(op, value):
+            return (op == "decrease" and not callable(value) and value >= 0) or (
+                op == "assign" and not callable(value) and value <= 0)
+
+        def scan(effect, top, conditions, per_action):
             for kind, *item in effect.ordered:
-                if kind == "update" and item[0] == "increase" and not callable(item[2]) and item[2] > 0:
-                    raised.add(item[1])
+                if kind == "update":
+                    op, index, value = item
+                    if top and op == "increase" and not callable(value) and value >= 1 and float(value).is_integer():
+                        raised.add(index)
+                        per_action.add(index)
+                    elif not lowering(op, value):
+                        bad.add(index)
                 elif kind == "when":
                     conditions.append(item[0])
-                    scan(item[1], conditions)
+                    scan(item[1], False, conditions, per_action)
+                    scan(item[2], False, conditions, per_action)
+                elif kind == "create":
+                    bad.update(range(len(self.task.fluent_keys)))  # created objects' updates: not modelled
         conditions = []
         for a in actions:
             conditions.append(a.pre)
-            scan(a.effect, conditions)
+            mine = set()
+            scan(a.effect, True, conditions, mine)
+            if len(mine) > 1:
+                bad.update(mine)
+        for effect in self._timer_effects(actions):
+            scan(effect, False, conditions, set())
         for cond in conditions:
             for op, index, value in getattr(cond, "thresholds", ()):
                 level = _level(op, value)
                 if level is not None and level > 0:
                     wanted[index] = max(wanted.get(index, 0), level)
-        return {i: k for i, k in wanted.items() if i in raised and k <= 64}
+        return {i: k for i, k in wanted.items() if i in raised and i not in bad and k <= 64}
+
+    def _timer_effects(self, actions):
+        """The phase effects of every timer the actions can start, directly or through other timers."""
+        starts = [i[1] for a in actions for i in _all_items(a.effect) if i[0] == "start"]
+        seen, out = set(), []
+        while starts:
+            tid = starts.pop()
+            if tid in seen:
+                continue
+            seen.add(tid)
+            timer = self.task.compiled_timer(self.universe, tid)
+            for effect in (timer.running, timer.paused, timer.done):
+                out.append(effect)
+                starts += [i[1] for i in _all_items(effect) if i[0] == "start"]
+        return out
 
     def counter_fact(self, index: int, level: int) -> int:
         return 0 if level <= 0 else 1 << self.task.facts.id("counter:" + str(index), (level,))
@@ -204,11 +249,11 @@ class Relaxation:
         return adds
 
     def _create_adds(self, create, binding, pending) -> int:
-        name = self.placeholder_of.get((create.prefix, create.variable, tuple(sorted(binding.items()))))
-        if name is None:
-            return 0
-        inner = self.universe.compiler.effect(create.effects, {**binding, create.variable: name})
-        return self._collect_adds(inner, pending)
+        adds = 0
+        for name in self.placeholder_of.get((create.prefix, create.variable, tuple(sorted(binding.items()))), ()):
+            inner = self.universe.compiler.effect(create.effects, {**binding, create.variable: name})
+            adds |= self._collect_adds(inner, pending)
+        return adds
 
     # ------------------------------------------------------------ construction
     def _universe_with_placeholders(self, task, created):
@@ -219,9 +264,12 @@ class Relaxation:
             found = False
             for key, create in self._creations(task, u):
                 if key not in self.placeholder_of:
-                    name = f"{create.prefix}{PLACEHOLDER}{len(self.placeholder_of) + 1}"
-                    self.placeholder_of[key] = name
-                    extra.append((name, create.type))
+                    # as many stand-ins as any formula can ask for distinct objects of that type
+                    names = []
+                    for _ in range(_distinct_needed(task.domain, task.goal.goal, create.type)):
+                        names.append(f"{create.prefix}{PLACEHOLDER}{sum(map(len, self.placeholder_of.values())) + len(names) + 1}")
+                    self.placeholder_of[key] = names
+                    extra.extend((name, create.type) for name in names)
                     found = True
             if not found:
                 return u
@@ -267,10 +315,14 @@ class Relaxation:
         return dnf
 
     def timer_fact(self, tid: int) -> int:
+        """The pseudo-fact 'timer tid has been started'."""
         bit = self._timer_fact.get(tid)
         if bit is None:
             bit = self._timer_fact[tid] = 1 << self.task.facts.id("timer:" + str(tid), ())
         return bit
+
+    def pseudo_fact(self, kind: str, tid: int) -> int:
+        return 1 << self.task.facts.id(f"timer-{kind}:{tid}", ())
 
     def _add_effect(self, pre: int, effect: GroundEffect, cost, source, pending, conditionals: bool = True) -> int:
         """A relaxed action for an effect's unconditional part; returns its adds.
@@ -311,9 +363,9 @@ class Relaxation:
         if not self.time_aware:
             return out
         for tid, remaining in state.timers:
-            done = self.timer_done.get(tid)
-            if done:
-                out[remaining] = out.get(remaining, 0) | done
+            due = self.timer_due.get(tid)
+            if due:  # pauses can only delay it: due after `remaining` more steps at the earliest
+                out[remaining] = out.get(remaining, 0) | due
         return out
 
     def goal_reached(self, reached: int) -> bool:
@@ -321,6 +373,45 @@ class Relaxation:
             if d & ~reached == 0:
                 return True
         return False
+
+
+def _distinct_needed(domain, goal, type_name) -> int:
+    """The most variables of a type (or a supertype) that one parameter list or quantifier binds:
+    that many distinct created objects a formula may ask for at once (at least 1, at most 8)."""
+    from engine import model as m
+
+    best = 1
+
+    def count(params):
+        return sum(1 for _, t in params if domain.is_subtype(type_name, t))
+
+    def walk(x):
+        nonlocal best
+        if isinstance(x, (m.Quantified, m.ForallEffect, m.Count, m.Sum)):
+            best = max(best, count(x.params))
+        if hasattr(x, "__dataclass_fields__"):
+            for name in x.__dataclass_fields__:
+                walk(getattr(x, name))
+        elif isinstance(x, (tuple, list)):
+            for y in x:
+                walk(y)
+    for action in domain.actions.values():
+        best = max(best, count(action.params))
+        walk(action.precondition)
+    for d in domain.derived.values():
+        best = max(best, count(d.params))
+        walk(d.formula)
+    walk(goal)
+    return min(best, 8)
+
+
+def _all_items(effect):
+    """Every ordered item of an effect, nested 'when' branches included."""
+    for item in effect.ordered:
+        yield item
+        if item[0] == "when":
+            yield from _all_items(item[2])
+            yield from _all_items(item[3])
 
 
 def _level(op, value):

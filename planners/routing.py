@@ -11,10 +11,11 @@ problem's `routing` section names the targets (each a formula that holds once it
 3. Stitch: the legs are re-planned from the actual states along the chosen order and the whole
    plan is validated by the interpreter against the problem's goal.
 
-The optimality claim rests on one assumption, checked where it can be: the cost of a leg does
-not depend on the order of the earlier visits (true when serving a target only changes its own
-flags, as in PPNL). If stitching disagrees with the model's cost, the result says so and is
-reported as satisficing.
+The optimality claim rests on one assumption: the cost of a leg does not depend on the order of
+the earlier visits, and no plan serves targets more cheaply together (true when serving a
+target only changes its own flags, as in PPNL). The problem's author declares it with
+`routing.exact: true`; without it, or when stitching disagrees with the model's cost, the
+result is reported as satisficing.
 """
 from __future__ import annotations
 
@@ -314,9 +315,17 @@ def solve_routing(task, time_limit=None, start=None) -> PlanResult:
         result.status = SOLVED_SATISFICING if check.status == "goal-not-reached" else UNSUPPORTED
         result.reason = f"the stitched plan does not satisfy the problem: {check.message()}"
         return result
-    exact = proven and math.isclose(check.cost, model_cost)
+    # the best order is only the task's optimum when legs are independent, which the author declares
+    exact = proven and math.isclose(check.cost, model_cost) and routing["exact"]
     result.status = SOLVED_OPTIMAL if exact else SOLVED_SATISFICING
     order_names = ", ".join(names[i] for i in order)
-    result.reason = f"order: {order_names}" + (f"; prize {prize}" if prize is not None else "") + (
-        "" if exact else ("; order not proven optimal" if not proven else f"; stitched cost {check.cost} differs from the model's {model_cost}"))
+    why = ""
+    if not exact:
+        if not proven:
+            why = "; order not proven optimal"
+        elif not math.isclose(check.cost, model_cost):
+            why = f"; stitched cost {check.cost} differs from the model's {model_cost}"
+        else:
+            why = "; best order, but legs are not declared independent (routing 'exact')"
+    result.reason = f"order: {order_names}" + (f"; prize {prize}" if prize is not None else "") + why
     return result

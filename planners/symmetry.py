@@ -57,6 +57,61 @@ def _named_objects(task) -> set[str]:
     return named
 
 
+def _timer_order_objects(task) -> set[str]:
+    """Objects whose renaming could change the order in which colliding timers tick.
+
+    Timers tick in instance order. Two instances of one timer can only interfere through facts
+    that do not mention all of its parameters (cook(item, stove) writes iscooking(item) whatever
+    the stove), so the objects that can fill such an unmentioned position in a startable
+    instance must stay fixed. Without a grounding to tell which instances can start, every
+    object of such a parameter's type is fixed.
+    """
+    fixed: set[str] = set()
+    free_positions: dict[str, list[int]] = {}
+    for name, timer in task.domain.timers.items():
+        names = [v for v, _ in timer.params]
+        mentioned = set(names)
+        for effect in m.iter_effects(timer.running + timer.paused + timer.done):
+            if isinstance(effect, (m.Add, m.Delete)):
+                mentioned &= set(effect.atom.args)
+            elif isinstance(effect, m.Update):
+                mentioned &= set(effect.target.args)
+            elif isinstance(effect, (m.StartTimer, m.StopTimer, m.Create)):
+                mentioned = set()
+        free_positions[name] = [i for i, v in enumerate(names) if v not in mentioned]
+    if not any(free_positions.values()):
+        return fixed
+    u = task.universe()
+    if u.actions is None:
+        for name, positions in free_positions.items():
+            for i in positions:
+                fixed.update(u.compiler.objects_of(task.domain.timers[name].params[i][1]))
+        return fixed
+    starts = []
+    for action in u.actions:
+        starts += [item[1] for item in _items(action.effect) if item[0] == "start"]
+    seen = set()
+    while starts:
+        tid = starts.pop()
+        if tid in seen:
+            continue
+        seen.add(tid)
+        name, args = task.timer_keys[tid]
+        fixed.update(args[i] for i in free_positions[name])
+        timer = task.compiled_timer(u, tid)
+        for effect in (timer.running, timer.paused, timer.done):
+            starts += [item[1] for item in _items(effect) if item[0] == "start"]
+    return fixed
+
+
+def _items(effect):
+    for item in effect.ordered:
+        yield item
+        if item[0] == "when":
+            yield from _items(item[2])
+            yield from _items(item[3])
+
+
 class Symmetry:
     def __init__(self, task, classes: list[list[str]]):
         self.task = task
@@ -67,7 +122,7 @@ class Symmetry:
     @classmethod
     def detect(cls, task) -> "Symmetry | None":
         """The interchangeable object classes of a task, or None when there are none."""
-        named = _named_objects(task)
+        named = _named_objects(task) | _timer_order_objects(task)
         signature: dict[str, list] = {o: [] for o in task.problem.objects}
         for pred, args in task.static_facts:
             for i, a in enumerate(args):

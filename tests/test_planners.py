@@ -172,7 +172,7 @@ LINE_WORLD = {
 def corridor(targets, precedence=(), tour="open"):
     cells = [f"c{i}" for i in range(7)]
     adj = [["adj", a, b] for a, b in zip(cells, cells[1:])] + [["adj", b, a] for a, b in zip(cells, cells[1:])]
-    routing = {"targets": {t: ["seen", t] for t in targets}, "tour": tour,
+    routing = {"targets": {t: ["seen", t] for t in targets}, "tour": tour, "exact": True,
                "precedence": [{"before": list(a), "after": list(b)} for a, b in precedence]}
     if tour == "closed":
         routing["return"] = ["at", "c3"]
