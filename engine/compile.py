@@ -79,6 +79,17 @@ class GroundEffect:
     def simple(self) -> bool:
         return not self.ordered
 
+    def items(self):
+        """Every ordered item, those inside 'when' branches included."""
+        for item in self.ordered:
+            yield item
+            if item[0] == "when":
+                yield from item[2].items()
+                yield from item[3].items()
+
+    def started_timers(self) -> list[int]:
+        return [item[1] for item in self.items() if item[0] == "start"]
+
 
 class Compiler:
     """Grounds lifted trees for one task universe (its objects, static facts and settings)."""

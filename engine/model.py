@@ -324,6 +324,18 @@ class Domain:
         return any(isinstance(e, Create) for e in self.all_effects())
 
 
+def walk_nodes(tree):
+    """Every dataclass node in a lifted tree (formulas, expressions, effects, tuples of them), depth first."""
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if hasattr(x, "__dataclass_fields__"):
+            yield x
+            stack.extend(getattr(x, name) for name in x.__dataclass_fields__)
+        elif isinstance(x, (tuple, list)):
+            stack.extend(x)
+
+
 def iter_effects(effects):
     """Depth-first walk over effects and the effects nested in when/forall/create."""
     for effect in effects:

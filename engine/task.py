@@ -410,6 +410,20 @@ class Task:
             u.timers[tid] = t
         return t
 
+    def reachable_timers(self, u: "_Universe") -> list[int]:
+        """Every timer instance the universe's ground actions can start, directly or through timers."""
+        starts = [tid for action in u.actions or () for tid in action.effect.started_timers()]
+        seen: list[int] = []
+        while starts:
+            tid = starts.pop()
+            if tid in seen:
+                continue
+            seen.append(tid)
+            timer = self.compiled_timer(u, tid)
+            for effect in (timer.running, timer.paused, timer.done):
+                starts += effect.started_timers()
+        return seen
+
     # ------------------------------------------------------------ goals
     def _goal_for(self, u: _Universe):
         if u.goal is None:

@@ -158,7 +158,7 @@ class Relaxation:
             scan(a.effect, True, conditions, mine)
             if len(mine) > 1:
                 bad.update(mine)
-        for effect in self._timer_effects(actions):
+        for effect in self._timer_effects():
             scan(effect, False, conditions, set())
         for cond in conditions:
             for op, index, value in getattr(cond, "thresholds", ()):
@@ -167,19 +167,12 @@ class Relaxation:
                     wanted[index] = max(wanted.get(index, 0), level)
         return {i: k for i, k in wanted.items() if i in raised and i not in bad and k <= 64}
 
-    def _timer_effects(self, actions):
+    def _timer_effects(self):
         """The phase effects of every timer the actions can start, directly or through other timers."""
-        starts = [i[1] for a in actions for i in _all_items(a.effect) if i[0] == "start"]
-        seen, out = set(), []
-        while starts:
-            tid = starts.pop()
-            if tid in seen:
-                continue
-            seen.add(tid)
+        out = []
+        for tid in self.task.reachable_timers(self.universe):
             timer = self.task.compiled_timer(self.universe, tid)
-            for effect in (timer.running, timer.paused, timer.done):
-                out.append(effect)
-                starts += [i[1] for i in _all_items(effect) if i[0] == "start"]
+            out += [timer.running, timer.paused, timer.done]
         return out
 
     def counter_fact(self, index: int, level: int) -> int:
@@ -277,28 +270,16 @@ class Relaxation:
 
     @staticmethod
     def _creations(task, u):
-        def walk(effect):
-            for kind, *item in effect.ordered:
-                if kind == "create":
-                    create, binding = item
-                    yield (create.prefix, create.variable, tuple(sorted(binding.items()))), create
-                elif kind == "when":
-                    yield from walk(item[1])
-                    yield from walk(item[2])
-        starts = []
-        for action in u.actions:
-            yield from walk(action.effect)
-            starts += [i[1] for i in action.effect.ordered if i[0] == "start"]
-        seen = set()
-        while starts:
-            tid = starts.pop()
-            if tid in seen:
-                continue
-            seen.add(tid)
+        """(key, Create) for every creating effect of a ground action or a reachable timer."""
+        effects = [action.effect for action in u.actions]
+        for tid in task.reachable_timers(u):
             timer = task.compiled_timer(u, tid)
-            for effect in (timer.running, timer.paused, timer.done):
-                yield from walk(effect)
-                starts += [i[1] for i in effect.ordered if i[0] == "start"]
+            effects += [timer.running, timer.paused, timer.done]
+        for effect in effects:
+            for item in effect.items():
+                if item[0] == "create":
+                    _, create, binding = item
+                    yield (create.prefix, create.variable, tuple(sorted(binding.items()))), create
 
     def _goal_dnf(self, u) -> list[int]:
         """The goal as positive fact masks, one per disjunct (negative parts and tests are relaxed away)."""
@@ -380,38 +361,13 @@ def _distinct_needed(domain, goal, type_name) -> int:
     that many distinct created objects a formula may ask for at once (at least 1, at most 8)."""
     from engine import model as m
 
-    best = 1
-
     def count(params):
         return sum(1 for _, t in params if domain.is_subtype(type_name, t))
 
-    def walk(x):
-        nonlocal best
-        if isinstance(x, (m.Quantified, m.ForallEffect, m.Count, m.Sum)):
-            best = max(best, count(x.params))
-        if hasattr(x, "__dataclass_fields__"):
-            for name in x.__dataclass_fields__:
-                walk(getattr(x, name))
-        elif isinstance(x, (tuple, list)):
-            for y in x:
-                walk(y)
-    for action in domain.actions.values():
-        best = max(best, count(action.params))
-        walk(action.precondition)
-    for d in domain.derived.values():
-        best = max(best, count(d.params))
-        walk(d.formula)
-    walk(goal)
-    return min(best, 8)
-
-
-def _all_items(effect):
-    """Every ordered item of an effect, nested 'when' branches included."""
-    for item in effect.ordered:
-        yield item
-        if item[0] == "when":
-            yield from _all_items(item[2])
-            yield from _all_items(item[3])
+    lists = [a.params for a in domain.actions.values()] + [d.params for d in domain.derived.values()]
+    trees = [a.precondition for a in domain.actions.values()] + [d.formula for d in domain.derived.values()] + [goal]
+    lists += [node.params for node in m.walk_nodes(trees) if isinstance(node, (m.Quantified, m.ForallEffect, m.Count, m.Sum))]
+    return min(max([1] + [count(p) for p in lists]), 8)
 
 
 def _level(op, value):

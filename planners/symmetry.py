@@ -27,19 +27,14 @@ def _named_objects(task) -> set[str]:
         if isinstance(t, str) and not t.startswith("?"):
             named.add(t)
 
-    def walk(x):
-        if isinstance(x, (m.Atom, m.FluentTerm, m.StartTimer, m.StopTimer)):
-            for a in x.args:
-                term(a)
-        elif isinstance(x, m.Equal):
-            term(x.left)
-            term(x.right)
-        if hasattr(x, "__dataclass_fields__"):
-            for name in x.__dataclass_fields__:
-                walk(getattr(x, name))
-        elif isinstance(x, (tuple, list)):
-            for y in x:
-                walk(y)
+    def walk(tree):
+        for x in m.walk_nodes(tree):
+            if isinstance(x, (m.Atom, m.FluentTerm, m.StartTimer, m.StopTimer)):
+                for a in x.args:
+                    term(a)
+            elif isinstance(x, m.Equal):
+                term(x.left)
+                term(x.right)
 
     for action in domain.actions.values():
         walk(action.precondition)
@@ -87,29 +82,10 @@ def _timer_order_objects(task) -> set[str]:
             for i in positions:
                 fixed.update(u.compiler.objects_of(task.domain.timers[name].params[i][1]))
         return fixed
-    starts = []
-    for action in u.actions:
-        starts += [item[1] for item in _items(action.effect) if item[0] == "start"]
-    seen = set()
-    while starts:
-        tid = starts.pop()
-        if tid in seen:
-            continue
-        seen.add(tid)
+    for tid in task.reachable_timers(u):
         name, args = task.timer_keys[tid]
         fixed.update(args[i] for i in free_positions[name])
-        timer = task.compiled_timer(u, tid)
-        for effect in (timer.running, timer.paused, timer.done):
-            starts += [item[1] for item in _items(effect) if item[0] == "start"]
     return fixed
-
-
-def _items(effect):
-    for item in effect.ordered:
-        yield item
-        if item[0] == "when":
-            yield from _items(item[2])
-            yield from _items(item[3])
 
 
 class Symmetry:
