@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import model as m
+from . import problemsets
 from .errors import Collector, Diagnostic, ModelError, did_you_mean, pointer
 from .files import check_plain_data, read_data
 from .parse import Parser, _Scope, is_var
@@ -57,6 +58,9 @@ def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
 
 
 def _read(source, kind: str) -> tuple[Any, str, Path | None]:
+    if kind == "problem" and problemsets.is_set_reference(source):
+        data, where = problemsets.read_problem(source)
+        return data, where, Path(problemsets.split_reference(source)[0])
     if isinstance(source, (str, Path)):
         path = Path(source)
         return read_data(path), str(path), path

@@ -53,8 +53,11 @@ def store_result(path: str, result) -> None:
     `upper_bound`) and the highest proven `lower_bound`; when the two meet, the optimum is proven."""
     from pathlib import Path
 
+    from engine import problemsets
+
+    in_set = problemsets.is_set_reference(path)
     file = Path(path)
-    data = json.loads(file.read_text())
+    data = problemsets.read_problem(path)[0] if in_set else json.loads(file.read_text())
     old = dict(data.get("optimal") or {})
     if old.get("cost") is not None and "lower_bound" not in old and "upper_bound" not in old:
         return  # already proven
@@ -84,6 +87,9 @@ def store_result(path: str, result) -> None:
             elif plan is not None:
                 entry["method"] = old.get("method", "unproven")
     data["optimal"] = entry
+    if in_set:
+        problemsets.replace_problem(path, data)
+        return
     temporary = file.with_name(file.name + ".tmp")
     temporary.write_text(json.dumps(data, indent=1) + "\n")
     temporary.replace(file)  # atomic: a run killed mid-write leaves the old file whole

@@ -1,0 +1,199 @@
+"""Problem sets: many problems of one domain in one JSON Lines file.
+
+Worlds such as PPNL and GRASP have tens of thousands of small problems; one file per problem
+would be slow to copy and to list. A problem-set file (`.jsonl`) holds one JSON object per line:
+
+    {"problem_set": "grasp-mu1", "defaults": {"groundplan": "1", "domain": "grasp", ...}}
+    {"name": "grid-0001", "objects": {...}, "init": [...]}
+    ...
+
+The optional first line is the header: `defaults` are merged (shallowly) under every problem,
+so the domain, shared objects and settings are written once. Each other line is a problem
+(after the merge, an ordinary problem object) and needs a `name` unique in the file.
+
+A single problem is addressed as `FILE.jsonl#NAME` (or `FILE.jsonl#N`, the N-th problem, from 1)
+wherever a problem file is accepted; `expand` turns files, set files and globs into such
+references. Errors name `FILE.jsonl:LINE` and the JSON pointer inside that line's problem.
+"""
+from __future__ import annotations
+
+import functools
+import glob
+import json
+from pathlib import Path
+
+from .errors import Diagnostic, ModelError
+from .files import check_plain_data
+
+SUFFIX = ".jsonl"
+
+
+def is_set_reference(source) -> bool:
+    """A path to a problem-set file, with or without '#name'."""
+    return isinstance(source, (str, Path)) and str(source).split("#", 1)[0].lower().endswith(SUFFIX)
+
+
+def split_reference(source) -> tuple[str, str | None]:
+    text = str(source)
+    path, _, name = text.partition("#")
+    return path, (name or None)
+
+
+@functools.lru_cache(maxsize=8)
+def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str]]]:
+    """(defaults, [(name, line number, raw line)]) of a set file, checked for names once."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", "file not found", "check the path")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", f"cannot read: {exc}")]) from None
+    defaults: dict = {}
+    entries: list[tuple[str, int, str]] = []
+    seen: dict[str, int] = {}
+    errors = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        head = _parse(line, where)
+        if "problem_set" in head:
+            if entries or number != _first_line(text):
+                errors.append(Diagnostic(where, "", "the header line (with 'problem_set') must come first",
+                                         "move it to the top of the file"))
+                continue
+            data = _parse(line, where)
+            defaults = data.get("defaults") or {}
+            if not isinstance(defaults, dict):
+                errors.append(Diagnostic(where, "/defaults", "must be an object of problem fields"))
+                defaults = {}
+            continue
+        name = head.get("name")
+        if not isinstance(name, str) or not name:
+            errors.append(Diagnostic(where, "/name", "every problem in a set needs a 'name'", 'add "name": "..."'))
+            continue
+        if name in seen:
+            errors.append(Diagnostic(where, "/name", f"the name '{name}' is already used on line {seen[name]}",
+                                     "give every problem of the set its own name"))
+            continue
+        seen[name] = number
+        entries.append((name, number, line))
+    if errors:
+        raise ModelError(errors)
+    return defaults, entries
+
+
+def _first_line(text: str) -> int:
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            return number
+    return 0
+
+
+def _parse(line: str, where: str) -> dict:
+    from .files import parse_text
+
+    data = parse_text(line, where)
+    if not isinstance(data, dict):
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(where, "", "each line of a problem set is a JSON object")])
+    return data
+
+
+def _entries(path: str):
+    p = Path(path)
+    try:
+        stamp = p.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    return _index(str(p), stamp)
+
+
+def names(path: str) -> list[str]:
+    """The names of the problems in a set file, in file order."""
+    return [name for name, _, _ in _entries(path)[1]]
+
+
+def read_problem(source) -> tuple[dict, str]:
+    """(problem data with the header's defaults merged in, the name errors should use)."""
+    path, name = split_reference(source)
+    defaults, entries = _entries(path)
+    if name is None:
+        if len(entries) == 1:
+            name = entries[0][0]
+        else:
+            raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", f"a problem set of {len(entries)} problems: say which one",
+                                         f"use {path}#NAME or {path}#N (1..{len(entries)})")])
+    entry = None
+    if name.isdigit() and not any(n == name for n, _, _ in entries):
+        k = int(name)
+        if 1 <= k <= len(entries):
+            entry = entries[k - 1]
+    else:
+        entry = next((e for e in entries if e[0] == name), None)
+    if entry is None:
+        from .errors import did_you_mean
+
+        listed = [n for n, _, _ in entries]
+        hint = did_you_mean(name, listed) or (f"its {len(listed)} problems are named {listed[0]} ... {listed[-1]}" if listed else "the set is empty")
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", f"no problem named '{name}' in this set", hint)])
+    _, number, line = entry
+    where = f"{path}:{number}"
+    data = dict(defaults)
+    data.update(_parse(line, where))
+    check_plain_data(data, where)
+    return data, where
+
+
+def expand(patterns) -> list[str]:
+    """Problem references for files, set files (one per problem) and glob patterns, in order.
+
+    A pattern that matches nothing is kept as given, so the loader reports it as not found."""
+    out: list[str] = []
+    for pattern in patterns:
+        text = str(pattern)
+        matches = sorted(glob.glob(text)) if any(ch in text for ch in "*?[") else [text]
+        if not matches:
+            out.append(text)
+        for match in matches:
+            if match.lower().endswith(SUFFIX) and "#" not in match and Path(match).is_file():
+                try:
+                    out.extend(f"{match}#{name}" for name in names(match))
+                except ModelError:
+                    out.append(match)  # reported when it is loaded
+            else:
+                out.append(match)
+    return out
+
+
+def write(path, problems, header: dict | None = None) -> None:
+    """Write a problem set atomically: an optional header, then one problem per line."""
+    import os
+    import tempfile
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        if header is not None:
+            out.write(json.dumps(header, separators=(",", ":")) + "\n")
+        for problem in problems:
+            out.write(json.dumps(problem, separators=(",", ":")) + "\n")
+    os.replace(tmp, target)
+
+
+def replace_problem(source, problem: dict) -> None:
+    """Rewrite one problem's line (e.g. to store its optimum), keeping every other line as it is."""
+    import os
+    import tempfile
+
+    path, name = split_reference(source)
+    _, where = read_problem(source)
+    number = int(where.rsplit(":", 1)[1])
+    lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+    defaults = _entries(path)[0]
+    own = {k: v for k, v in problem.items() if k not in defaults or defaults[k] != v or k == "name"}
+    lines[number - 1] = json.dumps(own, separators=(",", ":")) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=Path(path).name, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.writelines(lines)
+    os.replace(tmp, path)

@@ -1,0 +1,85 @@
+"""Problem-set files (JSON Lines): addressing, defaults, errors that name the line, and updates."""
+import json
+
+import pytest
+
+from engine import problemsets
+from engine.errors import ModelError
+from engine.task import Task
+
+BLOCKS = json.load(open("problems/blocksworld/blocks-4-0.json"))
+
+
+def _set(tmp_path, lines, header=True):
+    path = tmp_path / "bw.jsonl"
+    rows = []
+    if header:
+        rows.append(json.dumps({"problem_set": "bw", "defaults": {"groundplan": "1", "domain": "blocksworld"}}))
+    rows += [line if isinstance(line, str) else json.dumps(line) for line in lines]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def _problem(name, **changes):
+    data = {k: v for k, v in BLOCKS.items() if k not in ("groundplan", "domain", "optimal")}
+    data.update(name=name, **changes)
+    return data
+
+
+def test_problems_are_addressed_by_name_or_position_and_inherit_the_defaults(tmp_path):
+    path = _set(tmp_path, [_problem("a"), _problem("b", goal=["on", "b", "a"])])
+    by_name = Task.load(f"{path}#b")
+    by_index = Task.load(f"{path}#2")
+    assert by_name.problem.name == by_index.problem.name == "b"
+    assert Task.load(f"{path}#a").problem.domain.name == "blocksworld"
+    assert problemsets.names(str(path)) == ["a", "b"]
+
+
+def test_expand_lists_every_problem_of_a_set_and_keeps_plain_files(tmp_path):
+    path = _set(tmp_path, [_problem("a"), _problem("b")])
+    refs = problemsets.expand([str(tmp_path / "*.jsonl"), "problems/blocksworld/blocks-4-0.json"])
+    assert refs == [f"{path}#a", f"{path}#b", "problems/blocksworld/blocks-4-0.json"]
+
+
+@pytest.mark.parametrize("lines, where, words", [
+    ([{"objects": {}}], ":2", "needs a 'name'"),
+    ([_problem("a"), _problem("a")], ":3", "already used on line 2"),
+    ([_problem("a"), "{not json"], ":3", "not valid JSON"),
+    ([_problem("a"), "[1, 2]"], ":3", "JSON object"),
+])
+def test_a_bad_line_is_named_by_file_and_line(tmp_path, lines, where, words):
+    path = _set(tmp_path, lines)
+    with pytest.raises(ModelError) as info:
+        Task.load(f"{path}#a")
+    text = str(info.value)
+    assert f"bw.jsonl{where}" in text and words in text
+
+
+def test_errors_inside_a_problem_name_its_line_and_pointer(tmp_path):
+    path = _set(tmp_path, [_problem("a", init=[["on", "a", "zz"]])])
+    with pytest.raises(ModelError) as info:
+        Task.load(f"{path}#a")
+    assert "bw.jsonl:2#/init/0" in str(info.value)
+
+
+def test_an_unknown_name_suggests_the_closest(tmp_path):
+    path = _set(tmp_path, [_problem("grid-1"), _problem("grid-2")])
+    with pytest.raises(ModelError, match="did you mean 'grid-2'"):
+        Task.load(f"{path}#grid-22")
+    with pytest.raises(ModelError, match="say which one"):
+        Task.load(str(path))
+
+
+def test_storing_an_optimum_rewrites_only_that_line(tmp_path):
+    from click.testing import CliRunner
+
+    from planners.cli import plan
+
+    path = _set(tmp_path, [_problem("a"), _problem("b")])
+    before = path.read_text().splitlines()
+    result = CliRunner().invoke(plan, [f"{path}#b", "--planner", "astar", "--store"])
+    assert result.exit_code == 0, result.output
+    after = path.read_text().splitlines()
+    assert after[:2] == before[:2]
+    stored = json.loads(after[2])
+    assert stored["optimal"]["cost"] == 6 and "domain" not in stored  # defaults are not repeated
