@@ -29,10 +29,12 @@ def _explain(task, state, f, b, want: bool, out: list[str]) -> None:
         return
     if isinstance(f, m.Atom):
         args = tuple(b.get(a, a) for a in f.args)
-        text = atom_text(task.domain, f.pred, args)
+        text = atom_text(task.domain, f.pred, args, labels=task.problem.labels)
         out.append(f"it is not true that {text}" if want else f"it is true that {text}")
     elif isinstance(f, m.Equal):
+        labels = task.problem.labels
         left, right = b.get(f.left, f.left), b.get(f.right, f.right)
+        left, right = labels.get(left, left), labels.get(right, right)
         out.append(f"{left} and {right} must be {'the same' if want else 'different'}")
     elif isinstance(f, m.Compare):
         out.append(f"the condition {_expr_text(task, state, f.left, b)} {f.op} {_expr_text(task, state, f.right, b)} "

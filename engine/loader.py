@@ -193,6 +193,7 @@ def _build_domain(data, file: str) -> m.Domain:
     for name, spec in data.get("heuristics", {}).items():
         heuristics[name] = m.HeuristicDef(name, p.expression(spec["expression"], ["heuristics", name, "expression"], scope0),
                                           spec.get("admissible", False), spec.get("description", ""))
+    static_init = _ground_atoms(data.get("init", []), ["init"], p, c, scope0, constants)
     strata = _stratify(p.derived, c)
     render = dict(data.get("render", {}))
     for typ in render.get("type_names", {}):
@@ -203,8 +204,26 @@ def _build_domain(data, file: str) -> m.Domain:
         predicates=p.predicates, fluents=p.fluents, derived=p.derived, actions=actions, timers=timers,
         invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
         render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
-        heuristics=heuristics, derived_strata=strata, raw=data,
+        heuristics=heuristics, derived_strata=strata, init=static_init, raw=data,
     )
+
+
+def _ground_atoms(raws, path, p: Parser, c: Collector, scope, objects) -> list:
+    """The distinct ground atoms of an `init` list (a problem's, or a domain's over its constants)."""
+    domain_preds = p.predicates
+    out, seen = [], set()
+    for i, raw in enumerate(raws):
+        atom = p.atom(raw, path + [i], scope)
+        if atom.pred in p.derived:
+            c.error(path + [i, 0], f"'{atom.pred}' is derived: it cannot be set in init", "set the predicates it is derived from")
+        if any(is_var(a) for a in atom.args):
+            c.error(path + [i], "init facts are ground: no ?variables")
+        _check_ground_types(atom.args, domain_preds.get(atom.pred), objects, p, c, path + [i])
+        key = (atom.pred, atom.args)
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
 
 
 def _parse_types(raw: dict, p: Parser, c: Collector) -> None:
@@ -358,19 +377,10 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
         p.check_type(["objects", name], typ)
         objects[name] = typ
     scope = _Scope({}, objects)
-    init = []
-    seen = set()
-    for i, raw in enumerate(data.get("init", [])):
-        atom = p.atom(raw, ["init", i], scope)
-        if atom.pred in domain.derived:
-            c.error(["init", i, 0], f"'{atom.pred}' is derived: it cannot be set in init", "set the predicates it is derived from")
-        if any(is_var(a) for a in atom.args):
-            c.error(["init", i], "init facts are ground: no ?variables")
-        _check_ground_types(atom.args, domain.predicates.get(atom.pred), objects, p, c, ["init", i])
-        key = (atom.pred, atom.args)
-        if key not in seen:
-            seen.add(key)
-            init.append(key)
+    own = _ground_atoms(data.get("init", []), ["init"], p, c, scope, objects)
+    init = list(domain.init)  # the domain's facts over its constants hold in every problem
+    known = set(init)
+    init += [key for key in own if key not in known]
     values = []
     for i, (term, value) in enumerate(data.get("values", [])):
         e = p.expression(term, ["values", i, 0], scope)
@@ -392,6 +402,7 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
         if allowed is not None and value not in allowed:
             c.error(["settings", name], f"{value!r} is not allowed for '{name}'", f"allowed: {allowed}")
         settings[name] = value
+    labels = _parse_labels(data.get("labels", {}), c, objects)
     goal = p.goal(data["goal"], ["goal"], scope)
     routing = _parse_routing(data.get("routing"), p, c, scope)
     agents = domain.agents
@@ -410,8 +421,28 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
         name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,
         settings=settings, goal=goal, goal_text=data.get("goal_text", ""), agents=agents,
         max_steps=data.get("max_steps"), optimal=data.get("optimal"), description=data.get("description", ""),
-        metadata=data.get("metadata", {}), routing=routing, raw=data,
+        metadata=data.get("metadata", {}), routing=routing, labels=labels, raw=data,
     )
+
+
+def _parse_labels(raw: dict, c: Collector, objects: dict) -> dict:
+    """Display names of objects: each names a known object, and no two objects share one
+    (an answer that uses a label must name exactly one object)."""
+    labels = {}
+    seen: dict[str, str] = {}
+    for name, label in raw.items():
+        if name not in objects:
+            c.unknown(["labels", name], "object", name, objects, "labels may only name the problem's objects and constants")
+            continue
+        if label in seen:
+            c.error(["labels", name], f"the label '{label}' is already used for '{seen[label]}'", "give every object its own label")
+            continue
+        if label in objects and label != name:
+            c.error(["labels", name], f"the label '{label}' is the name of another object", "choose a label that is no object's name")
+            continue
+        seen[label] = name
+        labels[name] = label
+    return labels
 
 
 def _parse_routing(raw, p: Parser, c: Collector, scope) -> dict | None:

@@ -290,6 +290,7 @@ class Domain:
     metadata: dict = field(default_factory=dict)
     heuristics: dict = field(default_factory=dict)
     derived_strata: list[list[str]] = field(default_factory=list)
+    init: list = field(default_factory=list)  # facts over constants true in every problem's initial state
     raw: dict = field(default_factory=dict, repr=False)
 
     def ancestors(self, type_name: str) -> list[str]:
@@ -363,6 +364,7 @@ class Problem:
     optimal: dict | None = None
     description: str = ""
     metadata: dict = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # object -> how texts show it ("c2_1" -> "(2,1)")
     routing: dict | None = None  # {"targets": {name: formula}, "tour", "return", "precedence", "prizes", "budget"}
     raw: dict = field(default_factory=dict, repr=False)
 

@@ -11,6 +11,10 @@ The optional first line is the header: `defaults` are merged (shallowly) under e
 so the domain, shared objects and settings are written once. Each other line is a problem
 (after the merge, an ordinary problem object) and needs a `name` unique in the file.
 
+A group line, `{"group": "grid-0042", "defaults": {...}}`, starts a group: its defaults are
+merged over the header's for every problem after it, up to the next group line. So data shared
+by a few problems (one map under eight rule variants) is written once, not once per problem.
+
 A single problem is addressed as `FILE.jsonl#NAME` (or `FILE.jsonl#N`, the N-th problem, from 1)
 wherever a problem file is accepted; `expand` turns files, set files and globs into such
 references. Errors name `FILE.jsonl:LINE` and the JSON pointer inside that line's problem.
@@ -40,8 +44,8 @@ def split_reference(source) -> tuple[str, str | None]:
 
 
 @functools.lru_cache(maxsize=8)
-def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str]]]:
-    """(defaults, [(name, line number, raw line)]) of a set file, checked for names once."""
+def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str, dict]]]:
+    """(defaults, [(name, line number, raw line, its group's defaults)]) of a set file, checked once."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -49,7 +53,8 @@ def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str]]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", f"cannot read: {exc}")]) from None
     defaults: dict = {}
-    entries: list[tuple[str, int, str]] = []
+    group: dict = {}
+    entries: list[tuple[str, int, str, dict]] = []
     seen: dict[str, int] = {}
     errors = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -68,6 +73,13 @@ def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str]]]:
                 errors.append(Diagnostic(where, "/defaults", "must be an object of problem fields"))
                 defaults = {}
             continue
+        if "group" in head and "name" not in head:
+            group = head.get("defaults") or {}
+            if not isinstance(group, dict) or set(head) - {"group", "defaults"}:
+                errors.append(Diagnostic(where, "", "a group line is {\"group\": NAME, \"defaults\": {problem fields}}",
+                                         "remove other keys; 'defaults' must be an object"))
+                group = {}
+            continue
         name = head.get("name")
         if not isinstance(name, str) or not name:
             errors.append(Diagnostic(where, "/name", "every problem in a set needs a 'name'", 'add "name": "..."'))
@@ -77,7 +89,7 @@ def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str]]]:
                                      "give every problem of the set its own name"))
             continue
         seen[name] = number
-        entries.append((name, number, line))
+        entries.append((name, number, line, group))
     if errors:
         raise ModelError(errors)
     return defaults, entries
@@ -110,7 +122,7 @@ def _entries(path: str):
 
 def names(path: str) -> list[str]:
     """The names of the problems in a set file, in file order."""
-    return [name for name, _, _ in _entries(path)[1]]
+    return [entry[0] for entry in _entries(path)[1]]
 
 
 def read_problem(source) -> tuple[dict, str]:
@@ -124,7 +136,7 @@ def read_problem(source) -> tuple[dict, str]:
             raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", f"a problem set of {len(entries)} problems: say which one",
                                          f"use {path}#NAME or {path}#N (1..{len(entries)})")])
     entry = None
-    if name.isdigit() and not any(n == name for n, _, _ in entries):
+    if name.isdigit() and not any(e[0] == name for e in entries):
         k = int(name)
         if 1 <= k <= len(entries):
             entry = entries[k - 1]
@@ -133,12 +145,13 @@ def read_problem(source) -> tuple[dict, str]:
     if entry is None:
         from .errors import did_you_mean
 
-        listed = [n for n, _, _ in entries]
+        listed = [e[0] for e in entries]
         hint = did_you_mean(name, listed) or (f"its {len(listed)} problems are named {listed[0]} ... {listed[-1]}" if listed else "the set is empty")
         raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", f"no problem named '{name}' in this set", hint)])
-    _, number, line = entry
+    _, number, line, group = entry
     where = f"{path}:{number}"
     data = dict(defaults)
+    data.update(group)
     data.update(_parse(line, where))
     check_plain_data(data, where)
     return data, where
@@ -190,7 +203,9 @@ def replace_problem(source, problem: dict) -> None:
     _, where = read_problem(source)
     number = int(where.rsplit(":", 1)[1])
     lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
-    defaults = _entries(path)[0]
+    header, entries = _entries(path)
+    defaults = dict(header)
+    defaults.update(next(e[3] for e in entries if e[1] == number))
     own = {k: v for k, v in problem.items() if k not in defaults or defaults[k] != v or k == "name"}
     lines[number - 1] = json.dumps(own, separators=(",", ":")) + "\n"
     fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=Path(path).name, suffix=".tmp")

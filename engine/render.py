@@ -20,11 +20,15 @@ FORMATS = ("narrative", "structured", "json", "observation")
 DEFAULT_OBSERVATION = "{state}\n\nActions:\n{actions}\n\nGoal: {goal}"
 
 
-def atom_text(domain, pred: str, args: tuple, under: str | None = None) -> str:
-    """One atom as a sentence ('a is on b'), or as pred(a, b) when the domain gives no text."""
+def atom_text(domain, pred: str, args: tuple, under: str | None = None, labels: dict | None = None) -> str:
+    """One atom as a sentence ('a is on b'), or as pred(a, b) when the domain gives no text.
+
+    `labels` (the problem's display names of objects) replaces object names in the sentence."""
     definition = domain.predicates.get(pred) or domain.derived.get(pred)
     template = None
     binding = {}
+    if labels:
+        args = tuple(labels.get(a, a) for a in args)
     if definition is not None:
         binding = {v: a for (v, _), a in zip(definition.params, args)}
         if under is not None:
@@ -35,8 +39,10 @@ def atom_text(domain, pred: str, args: tuple, under: str | None = None) -> str:
     return f"{pred}({', '.join(args)})" if args else pred
 
 
-def fluent_text(domain, name: str, args: tuple, value) -> str:
+def fluent_text(domain, name: str, args: tuple, value, labels: dict | None = None) -> str:
     definition = domain.fluents[name]
+    if labels:
+        args = tuple(labels.get(a, a) for a in args)
     shown = _num(value)
     if definition.text:
         binding = {v: a for (v, _), a in zip(definition.params, args)}
@@ -98,8 +104,9 @@ def render(task, state: State, fmt: str = "narrative") -> str:
     # narrative
     if domain.render.get("group_by_object"):
         return _by_object(task, state, content)
-    lines = [atom_text(domain, p, args) for p, args in content["atoms"]]
-    lines += [fluent_text(domain, n, args, v) for n, args, v in content["values"]]
+    labels = task.problem.labels
+    lines = [atom_text(domain, p, args, labels=labels) for p, args in content["atoms"]]
+    lines += [fluent_text(domain, n, args, v, labels) for n, args, v in content["values"]]
     if "turn" in content:
         lines.append(f"It is {content['turn']}'s turn.")
     return "\n".join(lines)
@@ -109,6 +116,7 @@ def _by_object(task, state, content) -> str:
     domain = task.domain
     header = domain.render.get("object_header", "{Type} {name}:")
     type_names = domain.render.get("type_names", {})
+    labels = task.problem.labels
     blocks = []
     for obj, typ in task.objects(state).items():
         lines = []
@@ -116,16 +124,16 @@ def _by_object(task, state, content) -> str:
             if obj in args:
                 definition = domain.predicates.get(pred) or domain.derived.get(pred)
                 var = definition.params[args.index(obj)][0] if definition else None
-                lines.append(atom_text(domain, pred, args, under=var))
+                lines.append(atom_text(domain, pred, args, under=var, labels=labels))
         for name, args, value in content["values"]:
             if obj in args:
-                lines.append(fluent_text(domain, name, args, value))
+                lines.append(fluent_text(domain, name, args, value, labels))
         if lines:
             shown_type = type_names.get(typ, typ)
-            title = header.replace("{Type}", shown_type.capitalize()).replace("{type}", shown_type).replace("{name}", obj)
+            title = header.replace("{Type}", shown_type.capitalize()).replace("{type}", shown_type).replace("{name}", labels.get(obj, obj))
             blocks.append("\n".join([title] + lines))
-    general = [atom_text(domain, p, args) for p, args in content["atoms"] if not args]
-    general += [fluent_text(domain, n, args, v) for n, args, v in content["values"] if not args]
+    general = [atom_text(domain, p, args, labels=labels) for p, args in content["atoms"] if not args]
+    general += [fluent_text(domain, n, args, v, labels) for n, args, v in content["values"] if not args]
     if general:
         blocks.append("\n".join(general))
     if "turn" in content:

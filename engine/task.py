@@ -221,7 +221,7 @@ class Task:
                 pre = Condition()
             effect = u.compiler.effect(schema.effects, binding)
             cost = u.compiler.expr(schema.cost, binding)
-            text = fill_template(schema.text, binding) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
+            text = fill_template(schema.text, self._shown(binding)) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
             action = GroundAction(self._action_count, schema, args, binding, pre, effect, cost, text)
             self._action_count += 1
         u.cache[key] = action
@@ -506,7 +506,7 @@ class Task:
                 return a
         folded = normalise(raw)
         matches = [a for a in applicable if folded in (normalise(a.text), normalise(a.name)) or
-                   folded in (normalise(fill_template(x, a.binding)) for x in a.schema.aliases)]
+                   folded in (normalise(fill_template(x, self._shown(a.binding))) for x in a.schema.aliases)]
         if len(matches) == 1:
             return matches[0]
         found = self._parse_structured(raw, state)
@@ -522,7 +522,7 @@ class Task:
         words = raw.strip("()").split()
         if words and words[0] in self.domain.actions:
             schema = self.domain.actions[words[0]]
-            args = tuple(words[1:])
+            args = tuple(self._unlabel(w) for w in words[1:])
             if self._args_fit(schema, args, objects):
                 return self.ground_action(schema.name, args, state) or self._unsatisfiable(schema, args, state)
         for schema in self.domain.actions.values():
@@ -531,7 +531,7 @@ class Task:
             pattern, names = template_regex(schema.text)
             match = pattern.fullmatch(raw) or re.fullmatch(pattern.pattern, raw, re.IGNORECASE)
             if match:
-                binding = dict(zip(names, match.groups()))
+                binding = dict(zip(names, (self._unlabel(g) for g in match.groups())))
                 args = tuple(binding.get(v.lstrip("?")) for v, _ in schema.params)
                 if None in args:
                     completed = self._complete(schema, args, state)
@@ -583,13 +583,27 @@ class Task:
             blocking = conjuncts[best_key]
             if isinstance(blocking, m.Atom):
                 args = tuple(known.get(a, "some " + a.lstrip("?")) if a.startswith("?") else a for a in blocking.args)
-                reason = f"there is no way to make it true that {atom_text(self.domain, blocking.pred, args)}"
+                reason = f"there is no way to make it true that {atom_text(self.domain, blocking.pred, args, labels=self.problem.labels)}"
             else:
                 reason = "no choice of the unnamed parameters satisfies its precondition"
             stand_in = self._unsatisfiable(schema, tuple(a or "?" for a in partial), state)
             stand_in.reasons = [reason]
             return stand_in
         return None
+
+    def _shown(self, binding: dict) -> dict:
+        """The binding with objects replaced by their labels, for texts shown to agents."""
+        labels = self.problem.labels
+        return {k: labels.get(v, v) for k, v in binding.items()} if labels else binding
+
+    def _unlabel(self, word: str) -> str:
+        """The object a label in an answer stands for (the word itself when it is no label)."""
+        if not self.problem.labels:
+            return word
+        inverse = self.__dict__.get("_inverse_labels")
+        if inverse is None:
+            inverse = self._inverse_labels = {v: k for k, v in self.problem.labels.items()}
+        return inverse.get(word, word)
 
     def _args_fit(self, schema, args, objects) -> bool:
         return len(args) == len(schema.params) and all(
@@ -598,7 +612,7 @@ class Task:
     def _unsatisfiable(self, schema, args, state) -> GroundAction:
         """A stand-in for a ground action whose precondition is statically false, so it can be explained."""
         binding = dict(zip([v for v, _ in schema.params], args))
-        text = fill_template(schema.text, binding) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
+        text = fill_template(schema.text, self._shown(binding)) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
         never = Condition(test=lambda s, bits: False)
         return GroundAction(-1, schema, args, binding, never, GroundEffect(), 0, text)
 

@@ -16,6 +16,14 @@ the earlier visits, and no plan serves targets more cheaply together (true when 
 target only changes its own flags, as in PPNL). The problem's author declares it with
 `routing.exact: true`; without it, or when stitching disagrees with the model's cost, the
 result is reported as satisficing.
+
+Ties. Several orders often share the optimal cost; exact-match ground truth needs one of them.
+With `tie_break="earliest"` (what `solve_routing` uses) the order chosen among the optimal ones
+serves target 0 as early as possible, then target 1 as early as possible, and so on (the
+lexicographically smallest vector of positions, targets in the problem's order). CP-SAT proves
+it with a second solve that fixes the optimal cost; `brute_force_sequence` applies the same
+rule. It holds for up to TIE_BREAK_LIMIT targets without prizes; beyond that, and for the
+routing solver, the order among equal-cost ones is the solver's.
 """
 from __future__ import annotations
 
@@ -26,6 +34,8 @@ import time
 from .result import SOLVED_OPTIMAL, SOLVED_SATISFICING, UNSOLVABLE_PROVEN, UNSUPPORTED, PlanResult
 
 EXACT_LIMIT = 25
+TIE_BREAK_LIMIT = 14  # (n + 1) ** n must fit CP-SAT's 64-bit objective
+TIE_BREAKS = (None, "earliest")
 SCALE = 1000  # costs are scaled to integers for the solvers
 
 
@@ -73,17 +83,21 @@ def target_graph(task, start, time_limit=None):
     return graph, stats
 
 
-def solve_sequence(n, first, leg, last, precedence=(), prizes=None, budget=None, time_limit=None, exact=None):
+def solve_sequence(n, first, leg, last, precedence=(), prizes=None, budget=None, time_limit=None, exact=None,
+                   tie_break=None):
     """Best visiting order of targets 0..n-1.
 
     first[i]: cost start -> i; leg[i][j]: cost i -> j; last[i]: cost i -> end (0 for an open path);
     None marks a missing arc. precedence: (before, after) index groups. With prizes, targets are
     optional and the order maximising the total prize (then minimising cost) within `budget` wins.
+    tie_break: None (the solver's choice among optimal orders) or "earliest" (see the module notes).
     Returns (order, cost, prize, proven) or None when no order is feasible.
     """
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"unknown tie-break {tie_break!r} (choose from {', '.join(map(str, TIE_BREAKS))})")
     exact = n <= EXACT_LIMIT if exact is None else exact
     if exact:
-        return _cp_sat(n, first, leg, last, precedence, prizes, budget, time_limit)
+        return _cp_sat(n, first, leg, last, precedence, prizes, budget, time_limit, tie_break)
     return _routing_solver(n, first, leg, last, precedence, prizes, budget, time_limit)
 
 
@@ -91,7 +105,7 @@ def _int(c):
     return int(round(c * SCALE))
 
 
-def _cp_sat(n, first, leg, last, precedence, prizes, budget, time_limit):
+def _cp_sat(n, first, leg, last, precedence, prizes, budget, time_limit, tie_break=None):
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -150,6 +164,13 @@ def _cp_sat(n, first, leg, last, precedence, prizes, budget, time_limit):
     status = solver.Solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
+    if tie_break == "earliest" and status == cp_model.OPTIMAL and prizes is None and 1 < n <= TIE_BREAK_LIMIT:
+        # second solve: the optimal cost is fixed, and the positions are minimised lexicographically
+        model.Add(total_cost == int(round(solver.ObjectiveValue())))
+        model.Minimize(sum(position[i] * (n + 1) ** (n - 1 - i) for i in range(n)))
+        status = solver.Solve(model)
+        if status != cp_model.OPTIMAL:
+            return None  # cannot happen: the first solution is feasible
     successor = {i: j for (i, j), lit in lits.items() if i != j and solver.Value(lit)}
     order = []
     node = successor.get(depot)
@@ -225,8 +246,11 @@ def _routing_solver(n, first, leg, last, precedence, prizes, budget, time_limit)
     return order, sum(costs), prize, False
 
 
-def brute_force_sequence(n, first, leg, last, precedence=(), prizes=None, budget=None):
-    """Exhaustive enumeration (for tests and tiny instances): same contract as solve_sequence."""
+def brute_force_sequence(n, first, leg, last, precedence=(), prizes=None, budget=None, tie_break=None):
+    """Exhaustive enumeration (for tests and tiny instances): same contract as solve_sequence.
+
+    Without prizes and with tie_break="earliest", equal costs go to the lexicographically
+    smallest vector of positions, as in solve_sequence."""
     best = None
     subsets = [range(n)] if prizes is None else [s for k in range(n + 1) for s in itertools.combinations(range(n), k)]
     for subset in subsets:
@@ -250,6 +274,8 @@ def brute_force_sequence(n, first, leg, last, precedence=(), prizes=None, budget
                 continue
             prize = sum(prizes[i] for i in order) if prizes is not None else None
             key = (-(prize or 0), cost)
+            if tie_break == "earliest" and prizes is None:
+                key = key + (tuple(pos[i] for i in range(n)),)
             if best is None or key < best[0]:
                 best = (key, list(order), cost, prize)
     if best is None:
@@ -278,7 +304,7 @@ def solve_routing(task, time_limit=None, start=None) -> PlanResult:
         last = [0 if first[i] is not None else None for i in range(n)]
     precedence = [([index[a] for a in before], [index[b] for b in after]) for before, after in routing["precedence"]]
     prizes = [routing["prizes"].get(x, 0) for x in names] if routing["prizes"] is not None else None
-    found = solve_sequence(n, first, leg, last, precedence, prizes, routing["budget"], time_limit)
+    found = solve_sequence(n, first, leg, last, precedence, prizes, routing["budget"], time_limit, tie_break="earliest")
     result = PlanResult(UNSOLVABLE_PROVEN, "tsp", expanded=stats["expanded"], generated=stats["generated"])
     if found is None:
         result.reason = "no order of the targets can be served" if prizes is None else "no feasible route"

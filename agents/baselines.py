@@ -1,0 +1,138 @@
+"""The agents that need no model: the oracle, the seeded random baseline and plan replay.
+
+They answer in text like any other agent, so their episodes go through the same parser,
+feedback and accounting as an LLM's and the numbers are comparable.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from .base import Agent, Observation, Reply
+
+
+def _label_text(label) -> str:
+    return " | ".join(a.text for a in label) if isinstance(label, (tuple, list)) else label.text
+
+
+class OracleAgent(Agent):
+    """Follows the problem's stored optimal plan; off it (or without one) it asks the planners.
+
+    Closed loop by default; `open_loop=True` answers once with the whole plan."""
+
+    name = "oracle"
+
+    def __init__(self, open_loop: bool = False, planner: str = "auto", time_limit: float | None = 300):
+        self.mode = "open" if open_loop else "closed"
+        self.planner, self.time_limit = planner, time_limit
+
+    def reset(self, task, seed=None) -> None:
+        super().reset(task, seed)
+        self._route: dict = {}  # state -> the action text to take there
+        self._oracle = None
+        entry = task.problem.optimal or {}
+        if entry.get("solvable") is False:
+            self._unsolvable = True
+            return
+        self._unsolvable = False
+        plan = entry.get("plan")
+        if plan:
+            from engine.validate import validate_plan
+
+            result = validate_plan(task, plan)
+            if result.valid:
+                for state, text in zip(result.states, plan):
+                    self._route.setdefault(state, text)
+
+    def _next(self, state) -> str:
+        if self._unsolvable:
+            return "impossible"
+        if state in self._route:
+            return self._route[state]
+        if self._oracle is None:
+            from planners.oracle import Oracle
+
+            self._oracle = Oracle(self.task, planner=self.planner, time_limit=self.time_limit)
+        plan = self._oracle.plan(state)
+        if plan is None:
+            cost = self._oracle.cost(state)
+            return "impossible" if cost == float("inf") else "finish"  # proven unsolvable, or no plan in time
+        current = state
+        for label in plan:
+            self._route.setdefault(current, _label_text(label))
+            current = self.task.apply_joint(current, list(label)) if isinstance(label, tuple) else self.task.successor(current, label)
+        return self._route.get(state, "finish")
+
+    def act(self, observation: Observation) -> Reply:
+        return Reply(self._next(observation.state))
+
+    def plan(self, observation: Observation) -> Reply:
+        lines, state, task = [], observation.state, self.task
+        while not task.is_goal(state) and len(lines) < 10_000:
+            text = self._next(state)
+            lines.append(text)
+            if text in ("impossible", "finish"):
+                break
+            from agents.interpret import interpret
+
+            decision = interpret(task, state, text, {"tolerant_parsing": True})
+            state = task.apply_joint(state, decision.actions) if len(decision.actions) > 1 else task.successor(state, decision.actions[0])
+        return Reply("\n".join(lines), detail={"actions": lines})
+
+    def config(self) -> dict:
+        return {"agent": self.name, "mode": self.mode, "planner": self.planner}
+
+
+class RandomAgent(Agent):
+    """Uniform over the valid actions (joint rounds in simultaneous worlds), seeded per episode."""
+
+    name = "random"
+    mode = "closed"
+
+    def reset(self, task, seed=None) -> None:
+        super().reset(task, seed)
+        self.rng = random.Random(seed)
+
+    def act(self, observation: Observation) -> Reply:
+        task = self.task
+        if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+            rounds = [" | ".join(a.text for a in combo) for combo, _ in task.joint_successors(observation.state)]
+            return Reply(self.rng.choice(rounds) if rounds else "finish")
+        actions = observation.actions
+        return Reply(self.rng.choice(actions) if actions else "finish")
+
+
+class ReplayAgent(Agent):
+    """Replays a plan file (one action per line, '#' comments) as one open-loop answer.
+
+    `plans` is a plan file, or a folder holding `<problem name>.plan` (or `.txt`) per problem,
+    where a '/' in the problem name becomes a subfolder or '__'."""
+
+    name = "replay"
+    mode = "open"
+
+    def __init__(self, plans: str):
+        self.plans = Path(plans)
+
+    def _file(self, task) -> Path:
+        if self.plans.is_file():
+            return self.plans
+        name = task.problem.name
+        for candidate in (name, name.replace("/", "__"), name.split("/")[-1]):
+            for suffix in (".plan", ".txt"):
+                path = self.plans / (candidate + suffix)
+                if path.is_file():
+                    return path
+        from engine.errors import Diagnostic, ModelError
+
+        raise ModelError([Diagnostic(str(self.plans), "", f"no plan file for problem '{name}'",
+                                     f"write {self.plans / (name.replace('/', '__') + '.plan')}")])
+
+    def plan(self, observation: Observation) -> Reply:
+        from engine.validate import read_plan
+
+        lines = read_plan(self._file(self.task))
+        return Reply("\n".join(lines), detail={"actions": lines})
+
+    def config(self) -> dict:
+        return {"agent": self.name, "mode": self.mode, "plans": str(self.plans)}

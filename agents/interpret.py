@@ -1,0 +1,92 @@
+"""Turning an agent's answer into a grounded action, a declaration, or a reasoned refusal.
+
+Exact match against the valid actions comes first (the reference benchmarks accept only that);
+then, where the world allows it, the engine's tolerant parser (case, spacing, punctuation,
+aliases, omitted parameters). An ambiguous or unknown answer is never guessed: it becomes an
+invalid answer whose reason goes back to the agent as feedback.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.task import UnknownAction
+
+ACTION = "action"
+DECLARE = "declare"
+INVALID = "invalid"
+
+
+@dataclass
+class Decision:
+    kind: str
+    actions: list | None = None  # ground actions: one, or one per agent in a simultaneous round
+    applicable: bool = True
+    declaration: str | None = None  # finish | impossible | unreachable
+    reason: str | None = None
+    text: str = ""  # the action as the world writes it (for the trajectory)
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def declaration(text: str, declarations: dict) -> str | None:
+    folded = _fold(text)
+    for kind, phrases in declarations.items():
+        if any(folded == _fold(p) for p in phrases):
+            return kind
+    return None
+
+
+def interpret(task, state, text: str, loop: dict) -> Decision:
+    raw = (text or "").strip()
+    if not raw:
+        return Decision(INVALID, reason="the answer names no action")
+    kind = declaration(raw, loop.get("declarations", {}))
+    if kind is not None:
+        return Decision(DECLARE, declaration=kind, text=raw)
+    if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+        return _joint(task, state, raw, loop)
+    return _single(task, state, raw, loop)
+
+
+def _single(task, state, raw: str, loop: dict) -> Decision:
+    applicable = task.applicable(state)
+    for action in applicable:
+        if raw == action.text:
+            return Decision(ACTION, [action], text=action.text)
+    if not loop.get("tolerant_parsing", True):
+        from engine.errors import did_you_mean
+
+        hint = did_you_mean(raw, [a.text for a in applicable])
+        return Decision(INVALID, reason="it is not one of the valid actions, written exactly" + (f" ({hint})" if hint else ""))
+    try:
+        action = task.parse_action(raw, state)
+    except UnknownAction as exc:
+        return Decision(INVALID, reason="it is not an action of this world" + (f" ({exc.hint})" if exc.hint else ""))
+    if task.is_applicable(state, action):
+        return Decision(ACTION, [action], text=action.text)
+    reasons = task.explain(state, action)
+    return Decision(ACTION, [action], applicable=False, text=action.text,
+                    reason=f"'{action.text}' cannot be done now: " + "; ".join(reasons))
+
+
+def _joint(task, state, raw: str, loop: dict) -> Decision:
+    parts = [p.strip() for p in raw.split("|")]
+    if len(parts) != len(task.agents):
+        return Decision(INVALID, reason=f"name one action per agent ({', '.join(task.agents)}), separated by '|'")
+    actions = []
+    for part in parts:
+        single = _single(task, state, part, loop)
+        if single.kind == INVALID:
+            return Decision(INVALID, reason=f"'{part}': {single.reason}")
+        actions.append(single.actions[0])
+    from engine.validate import _joint_step
+
+    outcome = _joint_step(task, state, " | ".join(a.text for a in actions))
+    text = " | ".join(a.text for a in actions)
+    if isinstance(outcome, tuple):
+        return Decision(ACTION, actions, text=text)
+    return Decision(ACTION, actions, applicable=False, text=text,
+                    reason=f"'{outcome.action}' cannot be done in this round: " + "; ".join(outcome.reasons))

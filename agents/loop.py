@@ -1,0 +1,318 @@
+"""The step loop every agent acts through.
+
+One episode: the observation (state, valid actions, goal, feedback on the last answer) goes to
+the agent; its answer is interpreted (`agents.interpret`); the engine applies the action; the
+result becomes the next feedback. Open-loop agents answer once with a whole plan, which the
+loop replays until it ends or fails. The world's profile (`agents.profile`) decides what an
+invalid answer costs; the loop itself has no world in it.
+
+The episode records everything needed to audit or re-score it without re-running: each
+observation, answer, parsed action, feedback, state hash, tokens and dollars.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+from .base import Agent, Observation, Reply
+from .interpret import ACTION, DECLARE, Decision, interpret
+from .profile import Profile, profile_for
+
+# outcomes (why an episode ended)
+GOAL = "goal-reached"
+DECLARED = "declared-unsolvable"
+WRONG_DECLARATION = "wrong-declaration"
+FINISHED = "finished-early"
+STEP_CAP = "step-cap"
+PLAN_EXHAUSTED = "plan-exhausted"
+PLAN_INVALID = "plan-invalid"
+INVALID_OUTPUT = "invalid-output"
+AGENT_ERROR = "agent-error"
+TIME_LIMIT = "time-limit"
+OUTCOMES = (GOAL, DECLARED, WRONG_DECLARATION, FINISHED, STEP_CAP, PLAN_EXHAUSTED, PLAN_INVALID, INVALID_OUTPUT,
+            AGENT_ERROR, TIME_LIMIT)
+
+
+@dataclass
+class Limits:
+    max_steps: int | None = None  # overrides everything else
+    max_steps_factor: float | None = None  # overrides the world's step_cap_factor
+    seconds: float | None = None  # wall-clock budget for the episode
+
+
+@dataclass
+class Episode:
+    problem: str
+    file: str
+    agent: str
+    success: bool
+    outcome: str
+    steps: int
+    cost: float
+    max_steps: int
+    reference_cost: float | None
+    reference_proven: bool
+    solvable: bool | None
+    invalid_actions: int = 0
+    reprompts: int = 0
+    exhausted_steps: int = 0
+    repeated_transitions: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+    seconds: float = 0.0
+    declaration: str | None = None
+    error: str | None = None
+    final_state_hash: str = ""
+    trajectory: list[dict] = field(default_factory=list)
+    final_state: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data.pop("final_state")
+        data["tokens"] = self.tokens
+        return data
+
+
+def state_hash(state) -> str:
+    """A short stable fingerprint of a state (same state, same hash, across runs and processes)."""
+    return hashlib.blake2b(repr(tuple(state)).encode(), digest_size=8).hexdigest()
+
+
+def reference(task) -> tuple[float | None, bool, bool | None]:
+    """(reference cost, proven optimal?, solvable?) from the problem's stored 'optimal' entry."""
+    entry = task.problem.optimal or {}
+    if entry.get("solvable") is False:
+        return None, True, False
+    if entry.get("cost") is not None:
+        return float(entry["cost"]), True, True
+    if entry.get("upper_bound") is not None:
+        return float(entry["upper_bound"]), False, True
+    return None, False, None
+
+
+def step_cap(task, profile: Profile, limits: Limits) -> int:
+    if limits.max_steps is not None:
+        return int(limits.max_steps)
+    factor = limits.max_steps_factor
+    cost, _, _ = reference(task)
+    if factor is None and task.problem.max_steps is not None:
+        return int(task.problem.max_steps)
+    if cost is not None and cost > 0:
+        return int(math.ceil((factor if factor is not None else profile.loop["step_cap_factor"]) * cost - 1e-9))
+    if task.problem.max_steps is not None:
+        return int(task.problem.max_steps)
+    return int(profile.loop["default_max_steps"])
+
+
+class _Run:
+    """The mutable bookkeeping of one episode (kept out of the loop's control flow)."""
+
+    def __init__(self, task, agent: Agent, profile: Profile, limits: Limits, record_observations: bool | None):
+        self.task, self.agent, self.profile, self.limits = task, agent, profile, limits
+        self.loop = profile.loop
+        self.record_observations = record_observations
+        self.state = task.initial_state()
+        self.steps = 0
+        self.cost = 0.0
+        self.invalid = self.reprompts = self.exhausted = 0
+        self.seen: set = set()
+        self.repeated = 0
+        self.tokens = [0, 0]
+        self.dollars = 0.0
+        self.requests = 0
+        self.trajectory: list[dict] = []
+        self.max_steps = step_cap(task, profile, limits)
+        self.started = time.perf_counter()
+
+    # ---------------------------------------------------------- observations
+    def observe(self, feedback: str | None, attempt: int = 0) -> Observation:
+        return Observation(self.task, self.state, feedback, self.steps, self.max_steps, attempt,
+                           self.profile.template("feedback", default="{feedback}"))
+
+    # ---------------------------------------------------------- accounting
+    def account(self, reply: Reply) -> None:
+        self.tokens[0] += reply.prompt_tokens
+        self.tokens[1] += reply.completion_tokens
+        self.dollars += reply.cost_usd
+        self.requests += reply.requests
+
+    def record(self, obs: Observation | None, answer: str | None, decision: Decision | None, feedback: str | None,
+               reply: Reply | None, valid: bool) -> None:
+        entry = {"step": self.steps, "answer": answer, "action": decision.text if decision and decision.actions else None,
+                 "valid": valid, "feedback": feedback, "state": state_hash(self.state)}
+        if obs is not None and (self.record_observations or (self.record_observations is None and "text" in vars(obs))):
+            entry["observation"] = obs.text  # by default, what the agent actually read
+        if reply is not None:
+            entry.update(tokens=reply.tokens, cost_usd=reply.cost_usd, cached=reply.cached)
+            if reply.detail:
+                entry["detail"] = reply.detail
+        self.trajectory.append(entry)
+
+    # ---------------------------------------------------------- acting
+    def apply(self, decision: Decision) -> str | None:
+        """Apply a parsed action (applicable or not) under the world's rules; returns feedback."""
+        task, before = self.task, self.state
+        if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+            if decision.applicable:
+                after = task.apply_joint(before, decision.actions)
+                self.cost += sum(task.action_cost(before, a) for a in decision.actions)
+                feedback = None
+            else:
+                after, feedback = (task.wait_step(before) if task.on_inapplicable == "noop" else before), decision.reason
+                self.invalid += 1
+        else:
+            result = task.step(before, decision.actions[0])
+            after = result.state
+            self.cost += result.cost
+            feedback = None if result.valid else result.message
+            if not result.valid:
+                self.invalid += 1
+        self.steps += 1
+        key = (state_hash(before), decision.text, state_hash(after))
+        if key in self.seen:
+            self.repeated += 1
+        self.seen.add(key)
+        self.state = after
+        return feedback
+
+    def out_of_time(self) -> bool:
+        return self.limits.seconds is not None and time.perf_counter() - self.started > self.limits.seconds
+
+    def finish(self, outcome: str, declaration: str | None = None, error: str | None = None) -> Episode:
+        task = self.task
+        cost, proven, solvable = reference(task)
+        if outcome == DECLARED and solvable is not False:
+            outcome = WRONG_DECLARATION
+        success = outcome == GOAL or outcome == DECLARED
+        return Episode(
+            problem=task.problem.name, file=task.problem.file, agent=self.agent.name, success=success, outcome=outcome,
+            steps=self.steps, cost=self.cost, max_steps=self.max_steps, reference_cost=cost, reference_proven=proven,
+            solvable=solvable, invalid_actions=self.invalid, reprompts=self.reprompts, exhausted_steps=self.exhausted,
+            repeated_transitions=self.repeated, prompt_tokens=self.tokens[0], completion_tokens=self.tokens[1],
+            cost_usd=round(self.dollars, 8), requests=self.requests, seconds=round(time.perf_counter() - self.started, 6),
+            declaration=declaration, error=error, final_state_hash=state_hash(self.state), trajectory=self.trajectory,
+            final_state=self.state)
+
+
+def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | None = None,
+                record_observations: bool | None = None) -> Episode:
+    """Run `agent` on `task` until the goal, a declaration, the step cap or a failure.
+
+    `record_observations`: None records the observations the agent read (an LLM's prompts, not
+    the oracle's unread ones), True renders and records every one, False none."""
+    limits = limits or Limits()
+    profile = profile_for(task)
+    run = _Run(task, agent, profile, limits, record_observations)
+    try:
+        agent.reset(task, seed)
+        if agent.mode == "open":
+            return _open_loop(run)
+        return _closed_loop(run)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # an agent that fails (e.g. a provider down after retries) ends its episode, not the run
+        from .llm.redact import redact
+
+        return run.finish(AGENT_ERROR, error=redact(f"{type(exc).__name__}: {exc}"))
+
+
+def _closed_loop(run: _Run) -> Episode:
+    task, agent, loop = run.task, run.agent, run.loop
+    feedback = None
+    reprompt = loop.get("invalid_answer", "reprompt") == "reprompt"
+    while True:
+        if task.is_goal(run.state):
+            return run.finish(GOAL)
+        if run.steps >= run.max_steps:
+            return run.finish(STEP_CAP)
+        if run.out_of_time():
+            return run.finish(TIME_LIMIT)
+        attempt = 0
+        while True:
+            obs = run.observe(feedback, attempt)
+            reply = agent.act(obs)
+            run.account(reply)
+            problem = reply.detail.get("parse_error") if reply.detail else None
+            decision = Decision("invalid", reason=problem) if problem else interpret(task, run.state, reply.text, loop)
+            if decision.kind == DECLARE:
+                run.record(obs, reply.text, decision, None, reply, True)
+                if decision.declaration == "finish":
+                    return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
+                return run.finish("declared-unsolvable", declaration=decision.declaration)
+            if decision.kind == ACTION and (decision.applicable or not reprompt):
+                feedback = run.apply(decision)
+                run.record(obs, reply.text, decision, feedback, reply, decision.applicable and feedback is None)
+                agent.observe(obs, reply.text, feedback)
+                break
+            # an answer that names no valid action
+            reason = decision.reason or "it is not a valid action"
+            feedback = run.profile.template("invalid_answer", default="{reason}").replace("{answer}", reply.text.strip()).replace("{reason}", reason)
+            run.invalid += 1
+            run.record(obs, reply.text, decision, feedback, reply, False)
+            agent.observe(obs, reply.text, feedback)
+            if not reprompt:  # the step is spent
+                run.steps += 1
+                if task.on_inapplicable == "noop":
+                    run.state = task.wait_step(run.state)
+                break
+            attempt += 1
+            run.reprompts += 1
+            if attempt > int(loop.get("reprompts_per_step", 5)):
+                run.exhausted += 1
+                if run.exhausted >= int(loop.get("max_exhausted_steps", 3)):
+                    return run.finish(INVALID_OUTPUT)
+                attempt = 0
+                break
+            if run.out_of_time():
+                return run.finish(TIME_LIMIT)
+
+
+def _open_loop(run: _Run) -> Episode:
+    task, agent, loop = run.task, run.agent, run.loop
+    obs = run.observe(None)
+    reply = agent.plan(obs)
+    run.account(reply)
+    lines = reply.detail.get("actions") if isinstance(reply.detail.get("actions"), list) else \
+        [line.strip() for line in reply.text.splitlines() if line.strip()]
+    problem = reply.detail.get("parse_error")
+    run.reprompts += int(reply.detail.get("reprompts", 0))
+    run.record(obs, reply.text, None, problem, reply, problem is None)
+    if problem:
+        run.invalid += 1
+        return run.finish(INVALID_OUTPUT)
+    stop_on_invalid = loop.get("open_plan_invalid", "stop") == "stop"
+    for line in lines:
+        if task.is_goal(run.state):
+            return run.finish(GOAL)
+        if run.steps >= run.max_steps:
+            return run.finish(STEP_CAP)
+        decision = interpret(task, run.state, line, loop)
+        if decision.kind == DECLARE:
+            run.record(None, line, decision, None, None, True)
+            if decision.declaration == "finish":
+                return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
+            return run.finish("declared-unsolvable", declaration=decision.declaration)
+        if decision.kind == ACTION and (decision.applicable or not stop_on_invalid):
+            feedback = run.apply(decision)
+            run.record(None, line, decision, feedback, None, decision.applicable)
+            continue
+        reason = decision.reason or "it is not a valid action"
+        run.invalid += 1
+        if stop_on_invalid:
+            run.record(None, line, decision, reason, None, False)
+            return run.finish(PLAN_INVALID)
+        run.steps += 1  # an unknown line is a no-op that still uses a step
+        if task.on_inapplicable == "noop":
+            run.state = task.wait_step(run.state)
+        run.record(None, line, decision, reason, None, False)
+    if task.is_goal(run.state):
+        return run.finish(GOAL)
+    return run.finish(PLAN_EXHAUSTED)

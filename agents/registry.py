@@ -1,0 +1,38 @@
+"""Agents by name, for the command line and plan-eval."""
+from __future__ import annotations
+
+AGENTS = ("oracle", "random", "replay", "human", "llm")
+
+
+def make_agent(name: str, **options):
+    """An agent from its name and options (unknown options are an error, not silently dropped)."""
+    from engine.errors import GroundplanError
+
+    if name == "oracle":
+        from .baselines import OracleAgent
+
+        return OracleAgent(**options)
+    if name == "random":
+        from .baselines import RandomAgent
+
+        if options:
+            raise GroundplanError(f"the random agent takes no options (got {', '.join(options)})")
+        return RandomAgent()
+    if name == "replay":
+        from .baselines import ReplayAgent
+
+        if "plans" not in options:
+            raise GroundplanError("the replay agent needs a plan file or folder (--plans)")
+        return ReplayAgent(**options)
+    if name == "human":
+        from .human import HumanAgent
+
+        return HumanAgent()
+    if name == "llm":
+        from .llm.agent import LLMAgent
+
+        return LLMAgent(**options)
+    from engine.errors import did_you_mean
+
+    hint = did_you_mean(name, AGENTS)
+    raise GroundplanError(f"unknown agent '{name}'" + (f" ({hint})" if hint else f" (choose from {', '.join(AGENTS)})"))
