@@ -75,7 +75,7 @@ class Client:
         self.params = dict(params or {})
 
     def complete(self, messages: list[dict]) -> Completion:
-        key = request_key(self.model, messages, {**self.params, "api_base": self.api_base})
+        key = request_key(self.model, messages, self.params)  # where it is served from is not part of the request
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
