@@ -144,10 +144,10 @@ class _Run:
         self.dollars += reply.cost_usd
         self.requests += reply.requests
 
-    def record(self, before, obs: Observation | None, answer: str | None, decision: Decision | None, feedback: str | None,
+    def record(self, before, step: int, obs: Observation | None, answer: str | None, decision: Decision | None, feedback: str | None,
                reply: Reply | None, valid: bool) -> None:
         """One trajectory entry: the state seen, the answer, what it was read as, and what followed."""
-        entry = {"step": self.steps, "answer": answer, "action": decision.text if decision and decision.actions else None,
+        entry = {"step": step, "answer": answer, "action": decision.text if decision and decision.actions else None,
                  "valid": valid, "feedback": feedback, "state": state_hash(before), "next_state": state_hash(self.state)}
         if obs is not None and (self.record_observations or (self.record_observations is None and "text" in vars(obs))):
             entry["observation"] = obs.text  # by default, what the agent actually read
@@ -244,20 +244,20 @@ def _closed_loop(run: _Run) -> Episode:
             problem = reply.detail.get("parse_error") if reply.detail else None
             decision = Decision("invalid", reason=problem) if problem else interpret(task, run.state, reply.text, loop)
             if decision.kind == DECLARE:
-                run.record(obs.state, obs, reply.text, decision, None, reply, True)
+                run.record(obs.state, obs.step, obs, reply.text, decision, None, reply, True)
                 if decision.declaration == "finish":
                     return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
                 return run.finish("declared-unsolvable", declaration=decision.declaration)
             if decision.kind == ACTION and (decision.applicable or not reprompt):
                 feedback = run.apply(decision)
-                run.record(obs.state, obs, reply.text, decision, feedback, reply, decision.applicable and feedback is None)
+                run.record(obs.state, obs.step, obs, reply.text, decision, feedback, reply, decision.applicable and feedback is None)
                 agent.observe(obs, reply.text, feedback)
                 break
             # an answer that names no valid action
             reason = decision.reason or "it is not a valid action"
             feedback = run.profile.template("invalid_answer", default="{reason}").replace("{answer}", reply.text.strip()).replace("{reason}", reason)
             run.invalid += 1
-            run.record(obs.state, obs, reply.text, decision, feedback, reply, False)
+            run.record(obs.state, obs.step, obs, reply.text, decision, feedback, reply, False)
             agent.observe(obs, reply.text, feedback)
             if not reprompt:  # the step is spent
                 run.steps += 1
@@ -285,7 +285,7 @@ def _open_loop(run: _Run) -> Episode:
         [line.strip() for line in reply.text.splitlines() if line.strip()]
     problem = reply.detail.get("parse_error")
     run.reprompts += int(reply.detail.get("reprompts", 0))
-    run.record(obs.state, obs, reply.text, None, problem, reply, problem is None)
+    run.record(obs.state, obs.step, obs, reply.text, None, problem, reply, problem is None)
     if problem:
         run.invalid += 1
         return run.finish(INVALID_OUTPUT)
@@ -295,26 +295,26 @@ def _open_loop(run: _Run) -> Episode:
             return run.finish(GOAL)
         if run.steps >= run.max_steps:
             return run.finish(STEP_CAP)
-        before = run.state
+        before, index = run.state, run.steps
         decision = interpret(task, before, line, loop)
         if decision.kind == DECLARE:
-            run.record(before, None, line, decision, None, None, True)
+            run.record(before, index, None, line, decision, None, None, True)
             if decision.declaration == "finish":
                 return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
             return run.finish("declared-unsolvable", declaration=decision.declaration)
         if decision.kind == ACTION and (decision.applicable or not stop_on_invalid):
             feedback = run.apply(decision)
-            run.record(before, None, line, decision, feedback, None, decision.applicable)
+            run.record(before, index, None, line, decision, feedback, None, decision.applicable)
             continue
         reason = decision.reason or "it is not a valid action"
         run.invalid += 1
         if stop_on_invalid:
-            run.record(before, None, line, decision, reason, None, False)
+            run.record(before, index, None, line, decision, reason, None, False)
             return run.finish(PLAN_INVALID)
         run.steps += 1  # an unknown line is a no-op that still uses a step
         if task.on_inapplicable == "noop":
             run.state = task.wait_step(run.state)
-        run.record(before, None, line, decision, reason, None, False)
+        run.record(before, index, None, line, decision, reason, None, False)
     if task.is_goal(run.state):
         return run.finish(GOAL)
     return run.finish(PLAN_EXHAUSTED)

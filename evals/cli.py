@@ -1,18 +1,177 @@
-"""`plan-eval`: the evaluation harness (built under issue 6).
+"""`plan-eval`: score agents on problems.
 
-Until the harness lands, the command says so instead of failing with an import error, and points
-at what works today.
+    plan-eval problems/async/*.json                      # oracle and random side by side
+    plan-eval problems/sync/*.json --agent llm --model openai/gpt-4o-mini --strategy react --workers 4
+    plan-eval problems/async/*.json --out runs/a --resume  # continue an interrupted run
+    plan-eval report runs/a [runs/b]                       # rebuild the tables, or compare two runs
+
+Exit codes: 0 every problem ran; 1 some problem could not be loaded (the others ran); 2 usage.
 """
 from __future__ import annotations
 
+import json
 import sys
+import time
+from pathlib import Path
+
+import click
+
+from engine.cli import handles_errors
+
+FORMATS = ("table", "json", "csv")
+
+
+def _emit(summary: dict, fmt: str, folder: Path | None) -> None:
+    from . import summary as S
+
+    if fmt == "json":
+        click.echo(S.to_json(summary))
+    elif fmt == "csv":
+        click.echo(S.to_csv(summary), nl=False)
+    else:
+        click.echo(S.table(summary["by_set"]))
+        if folder is not None:
+            click.echo(f"\nby difficulty: {folder / 'summary.md'}; episodes: {folder / 'episodes.jsonl'}")
+
+
+def _write_summaries(folder: Path, summary: dict) -> None:
+    from . import summary as S
+
+    (folder / "summary.md").write_text(S.markdown(summary))
+    (folder / "summary.csv").write_text(S.to_csv(summary))
+    (folder / "summary.json").write_text(S.to_json(summary) + "\n")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("problems", nargs=-1, required=True)
+@click.option("--agent", "agents", multiple=True, type=click.Choice(["oracle", "random", "replay", "llm"]),
+              help="Repeat for several; default: oracle and random side by side.")
+@click.option("--model", help="litellm model string for --agent llm, e.g. openai/gpt-4o-mini or ollama/llama3.")
+@click.option("--strategy", type=click.Choice(["io", "cot", "react", "react-prior"]), default="react", show_default=True)
+@click.option("--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
+@click.option("--temperature", type=float, default=None, help="LLM sampling temperature (default 0.7, as Robotouille).")
+@click.option("--plans", type=click.Path(exists=True), help="Plan file or folder for --agent replay.")
+@click.option("--out", type=click.Path(file_okay=False), help="Run folder (default: runs/plan-eval-DATE-TIME).")
+@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True, help="Episodes in parallel processes.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Episodes at once within a worker (threads; for LLM agents, which mostly wait).")
+@click.option("--resume", is_flag=True, help="Continue the run in --out, skipping finished episodes.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--max-steps", type=click.IntRange(1), help="Step cap for every episode (overrides the factor).")
+@click.option("--max-steps-factor", type=float, help="Step cap = ceil(F x reference cost); default: the world's (1.5 for the kitchen).")
+@click.option("--episode-time", type=float, help="Wall-clock seconds per episode.")
+@click.option("--steps-to-go-time", type=float, default=10.0, show_default=True,
+              help="Seconds for the oracle to prove a failure's remaining cost (0: skip).")
+@click.option("--observations/--no-observations", default=None,
+              help="Record every observation in the trajectory (default: those the agent read).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
+@handles_errors
+def run(problems, agents, model, strategy, api_base, temperature, plans, out, workers, concurrency, resume, seed, max_steps,
+        max_steps_factor, episode_time, steps_to_go_time, observations, fmt, plot):
+    """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
+    from engine.errors import GroundplanError
+    from engine.problemsets import expand
+
+    from . import run as R
+    from .summary import summarise
+
+    refs = expand(problems)
+    if not refs:
+        raise GroundplanError("no problems given")
+    if resume and not out:
+        raise GroundplanError("--resume continues the run in --out DIR: give the folder of the interrupted run")
+    if "replay" in agents and not plans:
+        raise GroundplanError("--agent replay needs --plans FILE_OR_FOLDER")
+    llm_options = {} if temperature is None else {"temperature": temperature}
+    specs = R.agent_specs(agents or ("oracle", "random"), model=model, strategy=strategy, plans=plans, api_base=api_base,
+                          llm_options=llm_options)
+    folder = Path(out) if out else Path("runs") / time.strftime("plan-eval-%Y%m%d-%H%M%S")
+    settings = R.Settings(seed=seed, max_steps=max_steps, max_steps_factor=max_steps_factor, episode_seconds=episode_time,
+                          steps_to_go_time=steps_to_go_time, record_observations=observations)
+    try:
+        rows, errors = R.execute(refs, specs, settings, folder, workers=workers, resume=resume, concurrency=concurrency)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished episodes are kept in {folder}; continue with --out {folder} --resume", err=True)
+        sys.exit(130)
+    summary = summarise(rows)
+    _write_summaries(folder, summary)
+    if plot:
+        from .plots import write_plots
+
+        for path in write_plots(folder, rows):
+            click.echo(f"wrote {path}", err=True)
+    _emit(summary, fmt, folder if fmt == "table" else None)
+    if errors:
+        seen = {}
+        for e in errors:
+            seen.setdefault(e["problem_ref"], e["load_error"])
+        click.echo(f"\n{len(seen)} problem(s) could not be loaded and were skipped:", err=True)
+        for ref, message in seen.items():
+            click.echo(f"  {message}", err=True)
+        sys.exit(1)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--plot", is_flag=True, help="Write PNG plots into the (first) run folder.")
+@handles_errors
+def report(runs, fmt, plot):
+    """Rebuild the tables of a run (RUN), or compare two runs side by side (RUN RUN2)."""
+    from engine.errors import GroundplanError
+
+    from . import store
+    from .summary import summarise, table
+
+    if len(runs) > 2:
+        raise GroundplanError("report takes one run folder, or two to compare")
+    summaries = []
+    for folder in map(Path, runs):
+        rows = store.read_episodes(folder)
+        if not rows:
+            raise GroundplanError(f"{folder}: no episodes.jsonl with episodes in it")
+        summaries.append((folder, rows, summarise(rows)))
+    if plot:
+        from .plots import write_plots
+
+        for path in write_plots(summaries[0][0], summaries[0][1]):
+            click.echo(f"wrote {path}", err=True)
+    if len(summaries) == 1:
+        _emit(summaries[0][2], fmt, None)
+        return
+    (a_dir, _, a), (b_dir, _, b) = summaries
+    merged = _compare(a["by_set"], b["by_set"])
+    if fmt == "json":
+        click.echo(json.dumps({"a": str(a_dir), "b": str(b_dir), "by_set": merged}, indent=1))
+    else:
+        click.echo(f"A = {a_dir}\nB = {b_dir}\n")
+        click.echo(table(merged, ("agent", "problem_set", "episodes A", "episodes B", "success_rate A", "success_rate B",
+                                  "mean_optimality A", "mean_optimality B", "invalid_actions A", "invalid_actions B",
+                                  "cost_usd A", "cost_usd B")))
+
+
+def _compare(a: list[dict], b: list[dict]) -> list[dict]:
+    keys = sorted({(e["agent"], e["problem_set"]) for e in a + b})
+    index_a = {(e["agent"], e["problem_set"]): e for e in a}
+    index_b = {(e["agent"], e["problem_set"]): e for e in b}
+    out = []
+    for key in keys:
+        entry = {"agent": key[0], "problem_set": key[1]}
+        for side, index in (("A", index_a), ("B", index_b)):
+            e = index.get(key, {})
+            for field in ("episodes", "success_rate", "mean_optimality", "invalid_actions", "cost_usd"):
+                entry[f"{field} {side}"] = e.get(field)
+        out.append(entry)
+    return out
 
 
 def main(argv=None) -> int:
-    print("plan-eval is not available yet in this version of groundplan (the evaluation harness is being built).\n"
-          "Today: `groundplan plan PROBLEM` for oracle plans, `groundplan validate PROBLEM PLAN` to score a plan,\n"
-          "`groundplan play PROBLEM` to act in a world.", file=sys.stderr)
-    return 2
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = report if args[:1] == ["report"] else run
+    if command is report:
+        args = args[1:]
+    return command.main(args=args, prog_name="plan-eval report" if command is report else "plan-eval")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""plan-eval: scoring agents on problems, resumable, parallel, with the papers' metrics."""

@@ -1,0 +1,95 @@
+"""A run's folder: manifest.json and episodes.jsonl, safe against kills.
+
+Each episode is one JSON line written with a single `write` on a file opened for appending and
+flushed to disk, so a kill -9 can at worst leave one torn last line; `--resume` drops it and
+re-runs that episode. The manifest pins what the numbers mean (version, commit, agents, prompt
+hashes, seed, the content hash of every domain and problem).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+EPISODES = "episodes.jsonl"
+MANIFEST = "manifest.json"
+
+
+def content_hash(ref: str) -> str:
+    """sha256 of a problem file, or of one problem's line in a problem set."""
+    from engine import problemsets
+
+    if problemsets.is_set_reference(ref):
+        data, _ = problemsets.read_problem(ref)
+        blob = json.dumps(data, sort_keys=True).encode()
+    else:
+        blob = Path(ref).read_bytes()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def file_hash(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def git_commit() -> str | None:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as v
+
+        return v("groundplan")
+    except Exception:
+        return "unknown"
+
+
+def write_json(path: Path, data) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def read_episodes(folder: Path, repair: bool = False) -> list[dict]:
+    """Every complete episode line; with `repair`, a torn last line (from a kill) is cut off."""
+    path = folder / EPISODES
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    rows, good_end, offset = [], 0, 0
+    for line in raw.split(b"\n"):
+        end = offset + len(line) + 1
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+                good_end = min(end, len(raw))
+            except ValueError:
+                break  # torn: everything after it is unreliable
+        else:
+            good_end = min(end, len(raw))
+        offset = end
+    if repair and good_end < len(raw):
+        with open(path, "r+b") as f:
+            f.truncate(good_end)
+    return rows
+
+
+class EpisodeWriter:
+    def __init__(self, folder: Path):
+        self.path = folder / EPISODES
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+    def write(self, row: dict) -> None:
+        data = (json.dumps(row, separators=(",", ":"), default=str) + "\n").encode()
+        os.write(self.fd, data)
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        os.close(self.fd)
