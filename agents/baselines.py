@@ -22,7 +22,7 @@ class OracleAgent(Agent):
 
     name = "oracle"
 
-    def __init__(self, open_loop: bool = False, planner: str = "auto", time_limit: float | None = 300):
+    def __init__(self, open_loop: bool = False, planner: str = "auto", time_limit: float | None = 60):
         self.mode = "open" if open_loop else "closed"
         self.planner, self.time_limit = planner, time_limit
 

@@ -186,6 +186,7 @@ def write(path, problems, header: dict | None = None) -> None:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; a data file is for everyone to read
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         if header is not None:
             out.write(json.dumps(header, separators=(",", ":")) + "\n")
@@ -209,6 +210,7 @@ def replace_problem(source, problem: dict) -> None:
     own = {k: v for k, v in problem.items() if k not in defaults or defaults[k] != v or k == "name"}
     lines[number - 1] = json.dumps(own, separators=(",", ":")) + "\n"
     fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=Path(path).name, suffix=".tmp")
+    os.chmod(tmp, 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.writelines(lines)
     os.replace(tmp, path)

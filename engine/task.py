@@ -533,6 +533,9 @@ class Task:
             if match:
                 binding = dict(zip(names, (self._unlabel(g) for g in match.groups())))
                 args = tuple(binding.get(v.lstrip("?")) for v, _ in schema.params)
+                if any(a is not None and not (a in objects and self.domain.is_subtype(objects[a], t))
+                       for a, (_, t) in zip(args, schema.params)):
+                    continue  # a word that names no object of the field's type: another text may fit
                 if None in args:
                     completed = self._complete(schema, args, state)
                     if isinstance(completed, GroundAction):
@@ -614,7 +617,11 @@ class Task:
         binding = dict(zip([v for v, _ in schema.params], args))
         text = fill_template(schema.text, self._shown(binding)) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
         never = Condition(test=lambda s, bits: False)
-        return GroundAction(-1, schema, args, binding, never, GroundEffect(), 0, text)
+        cost = 0
+        if "?" not in args or isinstance(schema.cost, (m.Num, m.SettingValue)):
+            # a `noop` step still pays what the action would cost (e.g. a per-step cost setting)
+            cost = self.universe(state.created).compiler.expr(schema.cost, binding)
+        return GroundAction(-1, schema, args, binding, never, GroundEffect(), cost, text)
 
     # ------------------------------------------------------------ derived predicates
     def _with_derived(self, state: State) -> int:

@@ -133,6 +133,12 @@ def _cp_sat(n, first, leg, last, precedence, prizes, budget, time_limit, tie_bre
             arc(i + 1, i + 1, 0)  # self-loop: target skipped
     if prizes is not None:
         arc(depot, depot, 0)  # the empty route
+    else:
+        # a node without arcs would silently drop out of the circuit: every target must be served
+        heads = {j for _, j, _ in arcs}
+        tails = {i for i, _, _ in arcs}
+        if any(i + 1 not in heads or i + 1 not in tails for i in range(n)) or not arcs:
+            return None
     model.AddCircuit(arcs)
     visited = [(lits[i + 1, i + 1].Not() if (i + 1, i + 1) in lits else None) for i in range(n)]
     position = [model.NewIntVar(1, n, f"p{i}") for i in range(n)]

@@ -8,7 +8,7 @@ import pytest
 from agents import make_agent, run_episode
 from agents.loop import GOAL, INVALID_OUTPUT, PLAN_INVALID
 from engine.task import Task
-from tests.llm_server import ScriptedServer
+from llm_server import ScriptedServer
 
 TASK = "problems/sync/02_lettuce_sandwich_s42.json"
 FAKE_KEY = "sk-test-0123456789abcdef"

@@ -1,0 +1,123 @@
+"""PPNL oracles: the OR-Tools open path with precedence against brute force over all orders,
+and shortest paths against the interpreter's own breadth-first search."""
+import itertools
+
+from hypothesis import given, settings, strategies as st
+
+from domains.ppnl.grid import distances, follow, shortest_path
+from domains.ppnl.oracle import solve_multi
+from planners.routing import brute_force_sequence, solve_sequence
+
+
+@st.composite
+def grids(draw, goals=st.integers(2, 6)):
+    size = draw(st.integers(3, 7))
+    cells = [(r, c) for r in range(size) for c in range(size)]
+    n = draw(goals)
+    k = draw(st.integers(0, min(11, len(cells) - n - 1)))
+    picked = draw(st.permutations(cells))
+    start, goal_cells, obstacles = picked[0], list(picked[1:n + 1]), list(picked[n + 1:n + 1 + k])
+    constrained = draw(st.booleans())
+    before = draw(st.permutations(range(n)))[:n // 2] if constrained else []
+    after = sorted(set(range(n)) - set(before)) if constrained else []
+    return size, obstacles, start, goal_cells, before, after
+
+
+def _brute_force_open_path(size, obstacles, start, goals, before, after):
+    """Every order of the goals, legs by breadth-first distance: the cheapest allowed total."""
+    blocked = set(obstacles)
+    best = None
+    for order in itertools.permutations(range(len(goals))):
+        pos = {g: i for i, g in enumerate(order)}
+        if any(pos[a] > pos[b] for a in before for b in after):
+            continue
+        here, total = start, 0
+        for g in order:
+            d = distances(size, blocked, here).get(goals[g])
+            if d is None:
+                return None
+            total, here = total + d, goals[g]
+        best = total if best is None else min(best, total)
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids())
+def test_multi_goal_oracle_equals_brute_force_over_all_orders(case):
+    size, obstacles, start, goals, before, after = case
+    expected = _brute_force_open_path(size, obstacles, start, goals, before, after)
+    answer = solve_multi(size, obstacles, start, goals, before, after)
+    if expected is None:
+        assert not answer.solvable
+        return
+    assert answer.cost == expected + len(goals)
+    assert len(answer.plan) == answer.cost
+    # the plan replays on the grid and inspects the goals in the returned order, respecting the groups
+    cells, stop = follow(size, set(obstacles), start, [a for a in answer.plan])
+    assert stop is None or answer.plan[stop] == "inspect"
+    pos = {g: i for i, g in enumerate(answer.order)}
+    assert all(pos[a] < pos[b] for a in before for b in after)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 6), st.data())
+def test_cp_sat_and_brute_force_pick_the_same_order_with_the_earliest_tie_break(n, data):
+    cost = st.integers(1, 4)  # small costs: many ties
+    first = [data.draw(cost) for _ in range(n)]
+    leg = [[None if i == j else data.draw(cost) for j in range(n)] for i in range(n)]
+    before = data.draw(st.lists(st.integers(0, n - 1), max_size=2, unique=True))
+    after = [j for j in data.draw(st.lists(st.integers(0, n - 1), max_size=2, unique=True)) if j not in before]
+    precedence = [(before, after)] if before and after else []
+    a = solve_sequence(n, first, leg, [0] * n, precedence, tie_break="earliest")
+    b = brute_force_sequence(n, first, leg, [0] * n, precedence, tie_break="earliest")
+    assert a[:2] == b[:2]
+
+
+def test_earliest_tie_break_serves_lower_targets_first():
+    # three targets all at distance 1 from the start and from each other: every order costs 3
+    n = 3
+    order, cost, _, proven = solve_sequence(n, [1] * n, [[None if i == j else 1 for j in range(n)] for i in range(n)],
+                                            [0] * n, tie_break="earliest")
+    assert order == [0, 1, 2] and cost == 3 and proven
+    order, _, _, _ = solve_sequence(n, [1] * n, [[None if i == j else 1 for j in range(n)] for i in range(n)],
+                                    [0] * n, [([2], [0])], tie_break="earliest")
+    assert order == [2, 0, 1]
+
+
+def test_a_target_nobody_can_reach_makes_the_sequence_infeasible():
+    # regression: a node without arcs used to drop silently out of the circuit
+    assert solve_sequence(2, [1, None], [[None, None], [None, None]], [0, None]) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(goals=st.just(1)))
+def test_single_goal_paths_are_shortest_and_ours_is_lexicographically_first(case):
+    size, obstacles, start, goals, _, _ = case
+    blocked, goal = set(obstacles), goals[0]
+    d = distances(size, blocked, start).get(goal)
+    ours = shortest_path(size, blocked, start, goal)
+    if d is None:
+        assert ours is None and shortest_path(size, blocked, start, goal, "reference") is None
+        return
+    assert len(ours) == d
+    cells, stop = follow(size, blocked, start, ours)
+    assert stop is None and cells[-1] == goal
+    # no valid shortest path is lexicographically smaller in the order up < down < left < right
+    rank = {"up": 0, "down": 1, "left": 2, "right": 3}
+    if d <= 7:
+        for word in itertools.product(rank, repeat=d):
+            if [rank[w] for w in word] >= [rank[w] for w in ours]:
+                break
+            visited, stop = follow(size, blocked, start, list(word))
+            assert not (stop is None and visited[-1] == goal), word
+    reference = shortest_path(size, blocked, start, goal, "reference")
+    cells, stop = follow(size, blocked, start, reference)
+    assert stop is None and cells[-1] == goal and len(reference) >= d
+
+
+def test_the_reference_tie_break_on_the_papers_example():
+    # the released answer for "(2,1) obstacle, go from (4,2) to (2,2)" is "up up"
+    assert shortest_path(6, {(2, 1)}, (4, 2), (2, 2), "reference") == ["up", "up"]
+    # ours and the reference may differ among equal-length paths: both are shortest here
+    ours = shortest_path(6, {(2, 1)}, (0, 1), (3, 4))
+    assert ours == ["down", "right", "down", "down", "right", "right"]  # (1,1) (1,2) (2,2) (3,2) (3,3) (3,4)
