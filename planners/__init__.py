@@ -4,7 +4,8 @@
     result = solve(task, planner="astar", heuristic="hmax", time_limit=60)
     result.status, result.cost, result.plan
 
-Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, wastar, gbfs, tsp
+Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, wastar, gbfs, explore
+(greedy search with exploration for deceptive heuristics, then a goal agenda; satisficing), tsp
 (OR-Tools routing over target visits), auto (an optimal planner suited to the problem).
 OR-Tools is imported only by the routing planner.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from .result import (MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, STATUSES, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED,
                      PlanResult)
 
-PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "tsp", "auto")
+PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "explore", "tsp", "auto")
 
 
 def solve(task, planner: str = "auto", heuristic: str | None = None, weight: float = 2.0, time_limit: float | None = None,
@@ -53,6 +54,8 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
         h = H.make(task, name)
     except H.Unsupported as exc:
         return PlanResult(UNSUPPORTED, planner, heuristic=name, reason=str(exc))
+    if planner == "explore":
+        return _explore(task, name, h, orbits, start, time_limit, memory_limit)
     if planner == "gbfs" and hasattr(h, "preferred") and view is None:
         from .search import greedy_preferred
 
@@ -74,6 +77,27 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
     if planner == "wastar":
         return best_first(task, h, weight=weight, planner="wastar", symmetry=orbits, **limits)
     return best_first(task, h, greedy=True, planner="gbfs", symmetry=orbits, **limits)
+
+
+def _explore(task, name, h, orbits, start, time_limit, memory_limit):
+    """Exploration search on the whole goal (a third of the time when the goal splits into parts),
+    then, if that fails, the same search part by part through a goal agenda."""
+    from . import heuristics as H
+    from .agenda import legs, solve_agenda
+    from .explore import explore
+    from .symmetry import Symmetry
+
+    parts = legs(task) if start is None else None
+    first = time_limit / 3 if parts and time_limit else time_limit
+    result = explore(task, h, start=start, time_limit=first, memory_limit=memory_limit, symmetry=orbits)
+    if result.solved or not parts or result.status != TIMEOUT:
+        return result
+
+    def leg(sub, begin, left):
+        return explore(sub, H.make(sub, name), start=begin, time_limit=left, memory_limit=memory_limit,
+                       symmetry=Symmetry.detect(sub))
+    left = None if time_limit is None else max(time_limit - result.seconds, 0.001)
+    return solve_agenda(task, leg, time_limit=left, planner="explore")
 
 
 def _auto(task, heuristic):

@@ -14,7 +14,7 @@ from . import PLANNERS
 @click.command()
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.option("--planner", type=click.Choice(PLANNERS), default="auto", show_default=True)
-@click.option("--heuristic", default=None, help="blind, goal-count, hmax, hadd, hff or a heuristic the domain declares.")
+@click.option("--heuristic", default=None, help="blind, goal-count, hmax, hadd, hff, lmcut, max(...) or a heuristic the domain declares.")
 @click.option("--weight", default=2.0, show_default=True, help="Weight for wastar.")
 @click.option("--time-limit", type=float, default=None, help="Seconds.")
 @click.option("--memory-limit", type=float, default=None, help="MB above the start-up footprint.")

@@ -27,7 +27,8 @@ from .transitions import Transitions
 
 
 def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, symmetry=None, seed: int = 0,
-            planner: str = "explore", novelty: bool = True, queues=(0, 1, 2, 3)) -> "PlanResult":
+            planner: str = "explore", novelty: bool = True, queues=(0, 1, 3),
+            weight: float | None = None, bound: float = math.inf, lower=None) -> "PlanResult":
     limits = Limits(time_limit, memory_limit)
     rng = random.Random(seed)
     succ = Transitions(task)
@@ -68,8 +69,8 @@ def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, sym
         # the cycle over the lists; the preferred list takes every other turn while boosted
         which = turn % n if boost <= 0 or 1 not in queues else (queues.index(1) if turn % 2 else turn // 2 % n)
         item = None
-        for attempt in range(n):
-            q = queues[(which + attempt) % n]
+        order = [queues[(which + attempt) % n] for attempt in range(n)] + [0]  # the greedy list holds every state
+        for q in order:
             if q == 3 and novel_q:
                 _, _, state, g = heapq.heappop(novel_q)
                 item = (state, g)
@@ -103,6 +104,9 @@ def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, sym
         value = heuristic(state)
         if value == math.inf:
             continue
+        floor = lower(state) if lower is not None else 0
+        if g + floor >= bound:
+            continue
         if value < best_h:
             best_h, boost = value, 1000
         preferred = getattr(heuristic, "preferred", ())
@@ -116,9 +120,12 @@ def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, sym
             parents[child] = (state, label)
             counter += 1
             g2 = g + cost
-            heapq.heappush(greedy, (value, counter, child, g2))
+            if g2 + floor - cost >= bound:
+                continue  # cannot improve on a plan already known (floor: the parent's lower bound)
+            rank = value if weight is None else g2 + weight * value
+            heapq.heappush(greedy, (rank, counter, child, g2))
             if not isinstance(label, tuple) and label.index in preferred:
-                heapq.heappush(preferred_q, (value, counter, child, g2))
+                heapq.heappush(preferred_q, (rank, counter, child, g2))
             if novel is not None:
                 bits, is_new = child.facts, False
                 while bits:
@@ -129,11 +136,15 @@ def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, sym
                         novel[f] = value
                         is_new = True
                 if is_new:
-                    heapq.heappush(novel_q, (value, counter, child, g2))
+                    heapq.heappush(novel_q, (rank, counter, child, g2))
             bk = (value, g2)
             bucket = buckets.get(bk)
             if bucket is None:
                 buckets[bk] = bucket = []
                 bucket_keys.append(bk)
             bucket.append((child, g2))
-    return _result(UNSOLVABLE_PROVEN, planner, [], None, expanded, generated, limits, heuristic=name)
+    # exhausted: with a bound (and no reopening of states reached again more cheaply) that proves nothing
+    # (the fixed status vocabulary has no 'gave up': report a timeout with the reason)
+    status = UNSOLVABLE_PROVEN if bound == math.inf else TIMEOUT
+    return _result(status, planner, [], None, expanded, generated, limits, heuristic=name,
+                   reason="" if bound == math.inf else f"search exhausted: no plan found below {bound} (not a proof)")

@@ -299,6 +299,7 @@ def _propagate(r: Relaxation, reached: int, combine, schedule=None):
                 cost[f] = at
                 heap.append((at, f))
     remaining = [len(p) for p in r.pre_lists]
+    consumers = r.sum_consumers if combine is not max else r.consumers
     supporter: dict[int, int] = {}
     acc = [0.0] * len(r.actions)
     for i, n in enumerate(remaining):
@@ -316,7 +317,7 @@ def _propagate(r: Relaxation, reached: int, combine, schedule=None):
         if f in done or c > cost.get(f, math.inf):
             continue
         done.add(f)
-        for i in r.consumers.get(f, ()):
+        for i in consumers.get(f, ()):
             acc[i] = max(acc[i], c) if combine is max else acc[i] + c
             remaining[i] -= 1
             if remaining[i] == 0:
@@ -326,6 +327,9 @@ def _propagate(r: Relaxation, reached: int, combine, schedule=None):
                         cost[g] = total
                         supporter[g] = i
                         heapq.heappush(heap, (total, g))
+    if combine is not max and r.part_choices:
+        value, mask = _choose_parts(r, cost)
+        return value, cost, supporter, mask
     best_value, best_mask = math.inf, 0
     for d in r.disjuncts:
         values = [cost.get(f, math.inf) for f in set_bits(d)]
@@ -333,3 +337,29 @@ def _propagate(r: Relaxation, reached: int, combine, schedule=None):
         if value < best_value:
             best_value, best_mask = value, d
     return best_value, cost, supporter, best_mask
+
+
+def _choose_parts(r: Relaxation, cost: dict):
+    """Bind a goal split into parts (see Relaxation._goal_components) greedily, part by part: the
+    cheapest disjunct (by summed fact costs) that names no object an earlier part took, so two
+    like dishes are not both counted as one. Not admissible; used by h_add and h_FF only."""
+    used: set = set()
+    total, union = 0, 0
+    for choices in r.part_choices:
+        best = best_free = None
+        get = cost.get
+        for mask, facts, objects in choices:
+            value = 0
+            for f in facts:
+                value += get(f, math.inf)
+            if best is None or value < best[0]:
+                best = (value, mask, objects)
+            if (best_free is None or value < best_free[0]) and not objects & used:
+                best_free = (value, mask, objects)
+        value, mask, objects = best_free or best
+        if value == math.inf:
+            return math.inf, 0
+        total += value
+        union |= mask
+        used |= objects
+    return total, union

@@ -44,7 +44,8 @@ def unsupported(task) -> str | None:
 
 PLACEHOLDER = "~"  # created-object placeholders are named prefix~k: never a valid object name in a file
 MAX_DISJUNCTS = 4096  # while expanding the goal
-MAX_GOAL_DISJUNCTS = 128  # kept for the heuristics; beyond it, the facts common to all disjuncts
+MAX_GOAL_DISJUNCTS = 1024  # kept for the heuristics; beyond it, the facts common to all disjuncts
+MAX_PART_DISJUNCTS = 1024  # per independent part of a goal (relaxed actions, cheaper than disjuncts)
 
 
 class Relaxation:
@@ -66,6 +67,9 @@ class Relaxation:
         self.goal_unreachable = not self.disjuncts
         self.goal = self.disjuncts[0] if len(self.disjuncts) == 1 else 0
         self.actions: list[RelaxedAction] = []
+        for part_fact, masks in self._goal_parts:  # goal parts: each reached by any of its disjuncts
+            for mask in masks:
+                self.actions.append(RelaxedAction(mask, part_fact, 0, len(self.actions), None))
         self._timer_fact: dict[int, int] = {}
         self.timer_due: dict[int, int] = {}  # tid -> its 'due' pseudo-fact (scheduled for running timers)
         pending = []
@@ -123,6 +127,10 @@ class Relaxation:
                 self.consumers.setdefault(f, []).append(i)
             for f in self.add_lists[i]:
                 self.achievers.setdefault(f, []).append(i)
+        # h_add and h_FF bind goal parts themselves (part_choices): they skip the parts' actions
+        n_parts = sum(len(masks) for _, masks in self._goal_parts) if self.part_choices else 0
+        self.sum_consumers = self.consumers if not n_parts else {
+            f: [i for i in c if i >= n_parts] for f, c in self.consumers.items()}
 
     # ------------------------------------------------------------ actions, counters, conditional effects
     def _find_counters(self, actions) -> dict[int, int]:
@@ -283,6 +291,16 @@ class Relaxation:
 
     def _goal_dnf(self, u) -> list[int]:
         """The goal as positive fact masks, one per disjunct (negative parts and tests are relaxed away)."""
+        self._goal_parts = []
+        self.part_choices = []  # per goal part: (disjunct mask, the objects it names), for h_add and h_FF
+        parts = self._goal_components(u)
+        if parts is not None:
+            size = 1
+            for _, masks in self._goal_parts:
+                size *= len(masks)
+            if size > MAX_GOAL_DISJUNCTS or not parts:
+                return parts  # too many disjuncts to list: the parts stand for them
+            self._goal_parts, self.part_choices = [], []
         node = u.compiler.ground(self.task.goal.goal, {})
         dnf = _dnf(node)
         if dnf is False:
@@ -294,6 +312,45 @@ class Relaxation:
                 common &= mask
             return [common]
         return dnf
+
+    def _goal_components(self, u) -> list[int] | None:
+        """An existential goal too large to expand, split into independent parts.
+
+        The conjuncts of `exists(vars, and(...))` fall into groups that share no variable except
+        through inequalities (two dishes of one order). Each group is expanded on its own and
+        becomes a pseudo-fact reached by a zero-cost relaxed action per disjunct; the goal is the
+        conjunction of the parts. Inequalities between groups are dropped, which only makes the
+        relaxation more optimistic (two parts may pick the same object), so admissible heuristics
+        stay admissible. None when the goal has no such shape or does not split."""
+        groups, cross, params, find = goal_groups(self.task.goal.goal)
+        if groups is None:
+            return None
+        from engine import model as m
+
+        if len(groups) < 2:
+            return None
+        out = []
+        for k, (group, conjuncts) in enumerate(sorted(groups.items(), key=lambda x: str(x[0]))):
+            formula = m.And(tuple(conjuncts))
+            if group is not None:
+                formula = m.Quantified("exists", tuple((v, t) for v, t in params if find(v) == group), formula)
+            dnf = _dnf(u.compiler.ground(formula, {}))
+            if dnf is False:
+                return []
+            if len(dnf) > MAX_PART_DISJUNCTS:
+                common = dnf[0]
+                for mask in dnf[1:]:
+                    common &= mask
+                dnf = [common]
+            fact = 1 << self.task.facts.id(f"goal-part:{k}", ())
+            self._goal_parts.append((fact, dnf))
+            atoms = self.task.facts.atoms
+            self.part_choices.append([(mask, set_bits(mask), frozenset(x for f in set_bits(mask) for x in atoms[f][1]))
+                                      for mask in dnf])
+        goal = 0
+        for fact, _ in self._goal_parts:
+            goal |= fact
+        return [goal]
 
     def timer_fact(self, tid: int) -> int:
         """The pseudo-fact 'timer tid has been started'."""
@@ -355,6 +412,62 @@ class Relaxation:
                 return True
         return False
 
+
+
+def goal_groups(goal):
+    """Split `exists(vars, and(...))` into groups of conjuncts that share no variable except
+    through inequalities (the dishes of an order). Returns (groups: root -> conjuncts, the
+    inequalities between groups as (node, roots), the quantified params, root-of-variable),
+    or (None, ...) when the goal has no such shape."""
+    from engine import model as m
+
+    params, parts = [], []
+    stack = [goal]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, m.Quantified) and node.kind == "exists":
+            params.extend(node.params)
+            stack.append(node.body)
+        elif isinstance(node, m.And):
+            stack.extend(reversed(node.parts))
+        else:
+            parts.append(node)
+    variables = {v for v, _ in params}
+    if not variables:
+        return None, [], params, None
+    root = {v: v for v in variables}
+
+    def find(v):
+        while root[v] != v:
+            root[v] = root[root[v]]
+            v = root[v]
+        return v
+
+    def mentioned(node):
+        found = set()
+        for x in m.walk_nodes(node):
+            if isinstance(x, (m.Atom, m.FluentTerm)):
+                found.update(a for a in x.args if a in variables)
+            elif isinstance(x, m.Equal):
+                found.update(a for a in (x.left, x.right) if a in variables)
+        return found
+
+    for node in parts:
+        if not (isinstance(node, m.Not) and isinstance(node.part, m.Equal)):
+            vs = sorted(mentioned(node))
+            for a in vs[1:]:
+                root[find(a)] = find(vs[0])
+    groups: dict = {}
+    cross = []
+    for node in parts:
+        vs = {find(v) for v in mentioned(node)}
+        if len(vs) > 1:
+            cross.append((node, vs))  # an inequality between two groups
+            continue
+        groups.setdefault(next(iter(vs)) if vs else None, []).append(node)
+    if len(groups) < 2:
+        return None, cross, params, find
+    return groups, cross, params, find
 
 def _distinct_needed(domain, goal, type_name) -> int:
     """The most variables of a type (or a supertype) that one parameter list or quantifier binds:

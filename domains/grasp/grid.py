@@ -107,7 +107,7 @@ def from_text(text: str, start=None) -> Grid:
 def to_text(grid: Grid) -> str:
     """The reference's text drawing of a grid (A marks the start), one newline after every line."""
     rule = "  " + "+---" * SIZE + "+\n"
-    out = ["    " + "".join(f"{c}   " for c in range(SIZE)) + "\n", rule]
+    out = ["    " + "   ".join(str(c) for c in range(SIZE)) + " \n", rule]
     for r in range(SIZE):
         marks = []
         for c in range(SIZE):
@@ -153,3 +153,10 @@ def rules(data: dict) -> dict:
     settings = data.get("settings", {})
     return {"moves": settings.get("moves", 4), "carry_limit": settings.get("carry_limit", NO_LIMIT),
             "step_cost": settings.get("step_cost", 0)}
+
+
+def to_problem(grid: Grid, rules: dict, name: str = "grasp") -> dict:
+    """A complete stand-alone GRASP problem (no optimum, goal: deliver at least one unit)."""
+    start = cell_name(*grid.start)
+    return {"groundplan": "1", "name": name, "domain": "grasp", "max_steps": BUDGET, **problem_facts(grid),
+            "settings": dict(rules), "goal": {">=": [["energy", start], 1]}}

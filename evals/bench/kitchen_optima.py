@@ -79,6 +79,16 @@ def summarise_stored(sets) -> int:
                 else:
                     counts[3] += 1
             print(f"{label:28} {len(files):>8} {counts[0]:>7} {counts[1]:>11} {counts[2]:>11} {counts[3]:>8}")
+    print()
+    print(f"{'base task':58} {'paper h':>7} {'optimum':>8} {'lower':>6} {'upper':>6}  method")
+    for task_set in sets:
+        for path in sorted((ROOT / "domains" / "kitchen" / "tasks" / task_set).glob("*.json")):
+            horizon = PAPER_HORIZON.get(task_set, [None] * 10)[int(path.name[:2]) - 1]
+            entry = json.loads(path.read_text()).get("optimal") or {}
+            exact = entry.get("cost") if "upper_bound" not in entry else None
+            print(f"{task_set + '/' + path.stem:58} {horizon or '-':>7} {exact if exact is not None else '-':>8} "
+                  f"{entry.get('lower_bound', exact if exact is not None else '-'):>6} "
+                  f"{entry.get('upper_bound', exact if exact is not None else '-'):>6}  {entry.get('method', '')}")
     return 0
 
 

@@ -1,0 +1,60 @@
+"""Satisficing kitchen machinery: exploration search, plan shortening, goal parts and the agenda."""
+import math
+
+from engine import Task, validate_plan
+from planners import heuristics as H
+from planners.agenda import legs
+from planners.explore import explore
+from planners.relaxation import Relaxation
+from planners.shorten import shorten
+
+TASKS = "domains/kitchen/tasks"
+
+
+def test_explore_finds_a_valid_plan_where_plain_greedy_search_is_deceived():
+    t = Task.load("problems/async/01_cheese_chicken_sandwich_s42.json")
+    result = explore(t, H.make(t, "hff"), time_limit=60)
+    assert result.solved
+    check = validate_plan(t, result.plan)
+    assert check.valid and check.cost == result.cost >= 1
+
+
+def test_explore_with_a_bound_finds_nothing_at_or_above_it():
+    t = Task.load("problems/blocksworld/sussman.json")  # optimum 6 (pick up / put down counted)
+    assert not explore(t, H.make(t, "hff"), weight=1, bound=6, lower=H.make(t, "hmax"), time_limit=30).solved
+    found = explore(t, H.make(t, "hff"), weight=1, bound=7, lower=H.make(t, "hmax"), time_limit=30)
+    assert found.solved and found.cost == 6
+
+
+def test_shorten_removes_a_needless_round_trip():
+    t = Task.load("problems/blocksworld/sussman.json")
+    state = t.initial_state()
+    optimal = ["unstack c from a", "put down c", "pick up b", "stack b on c", "pick up a", "stack a on b"]
+    detour = ["pick up b", "put down b"]
+    actions = []
+    for text in detour + optimal:
+        a = t.parse_action(text, state)
+        actions.append(a)
+        state = t.successor(state, a)
+    short = shorten(t, actions)
+    assert [a.text for a in short] != [a.text for a in actions]
+    assert len(short) == 6 and validate_plan(t, [a.text for a in short]).valid
+
+
+def test_an_order_of_three_dishes_splits_into_three_goal_parts():
+    t = Task.load(f"{TASKS}/async/09_onion_tomato_soup_and_two_chicken_sandwich.json")
+    r = Relaxation(t)
+    assert len(r.part_choices) == 3 and len(r.disjuncts) == 1
+    # the two sandwiches have the same shape: as many ways to bind one as the other
+    sizes = sorted(len(c) for c in r.part_choices)
+    assert sizes[1] == sizes[2] > 1
+    value = H.make(t, "hff")(t.initial_state())
+    assert 0 < value < math.inf
+    agenda = legs(t)
+    assert len(agenda) == 3
+    assert [len(g.params) for g in agenda] == sorted(len(g.params) for g in agenda)  # each leg adds a dish
+
+
+def test_single_dish_goals_do_not_split():
+    t = Task.load(f"{TASKS}/async/01_cheese_chicken_sandwich.json")
+    assert legs(t) is None and Relaxation(t).part_choices == []
