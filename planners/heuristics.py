@@ -287,46 +287,62 @@ class HFF(_Relaxed):
 def _propagate(r: Relaxation, reached: int, combine, schedule=None):
     """Generic relaxed cost propagation (Dijkstra over facts); combine = max (h_max) or sum (h_add).
 
+    Stops once every fact a goal disjunct (or goal part) mentions is settled: later facts cannot
+    change the goal's value or the supporters a relaxed plan uses.
     Returns (value, fact costs, best supporters, the cheapest goal disjunct's mask)."""
     cost: dict[int, float] = {}
     heap = []
     for f in set_bits(reached):
         cost[f] = 0
         heap.append((0, f))
+    get = cost.get
+    inf = math.inf
     for at, mask in (schedule or {}).items():
         for f in set_bits(mask):
-            if at < cost.get(f, math.inf):
+            if at < get(f, inf):
                 cost[f] = at
                 heap.append((at, f))
-    remaining = [len(p) for p in r.pre_lists]
-    consumers = r.sum_consumers if combine is not max else r.consumers
+    data = r.propagation_data()
+    remaining = list(data.pre_counts)
+    costs, add_lists = data.costs, r.add_lists
+    is_max = combine is max
+    consumers = r.consumers if is_max else r.sum_consumers
     supporter: dict[int, int] = {}
-    acc = [0.0] * len(r.actions)
-    for i, n in enumerate(remaining):
-        if n == 0:
-            for f in r.add_lists[i]:
-                c = r.actions[i].cost
-                if c < cost.get(f, math.inf):
-                    cost[f] = c
-                    supporter[f] = i
-                    heap.append((c, f))
+    acc = [0] * len(remaining)
+    for i in data.free:
+        c = costs[i]
+        for f in add_lists[i]:
+            if c < get(f, inf):
+                cost[f] = c
+                supporter[f] = i
+                heap.append((c, f))
     heapq.heapify(heap)
     done = set()
+    pending = set(data.goal_facts)
+    heappop, heappush = heapq.heappop, heapq.heappush
     while heap:
-        c, f = heapq.heappop(heap)
-        if f in done or c > cost.get(f, math.inf):
+        c, f = heappop(heap)
+        if f in done or c > cost[f]:
             continue
         done.add(f)
+        if f in pending:
+            pending.discard(f)
+            if not pending:
+                break
         for i in consumers.get(f, ()):
-            acc[i] = max(acc[i], c) if combine is max else acc[i] + c
+            if is_max:
+                if c > acc[i]:
+                    acc[i] = c
+            else:
+                acc[i] += c
             remaining[i] -= 1
             if remaining[i] == 0:
-                total = acc[i] + r.actions[i].cost
-                for g in r.add_lists[i]:
-                    if total < cost.get(g, math.inf):
+                total = acc[i] + costs[i]
+                for g in add_lists[i]:
+                    if total < get(g, inf):
                         cost[g] = total
                         supporter[g] = i
-                        heapq.heappush(heap, (total, g))
+                        heappush(heap, (total, g))
     if combine is not max and r.part_choices:
         value, mask = _choose_parts(r, cost)
         return value, cost, supporter, mask

@@ -313,6 +313,23 @@ class Relaxation:
             return [common]
         return dnf
 
+    def propagation_data(self):
+        """Per-action arrays the cost propagation of h_max/h_add/h_FF reuses on every call."""
+        data = getattr(self, "_propagation", None)
+        if data is None:
+            from types import SimpleNamespace
+
+            goal_facts = set()
+            for d in self.disjuncts:
+                goal_facts.update(set_bits(d))
+            for choices in self.part_choices:
+                for _, facts, _ in choices:
+                    goal_facts.update(facts)
+            data = self._propagation = SimpleNamespace(
+                pre_counts=[len(p) for p in self.pre_lists], costs=[a.cost for a in self.actions],
+                free=[i for i, p in enumerate(self.pre_lists) if not p], goal_facts=frozenset(goal_facts))
+        return data
+
     def _goal_components(self, u) -> list[int] | None:
         """An existential goal too large to expand, split into independent parts.
 

@@ -104,14 +104,14 @@ def find(path: Path, limit: float, log) -> None:
     if actions is not None:
         store(path, task, actions, "base task's plan", None, log)
         return
-    result = explore(task, H.make(task, "hff"), time_limit=limit / 3, symmetry=Symmetry.detect(task))
+    result = explore(task, H.make(task, "hff"), time_limit=limit / 3)
     log(f"  explore: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s")
     if result.solved:
         store(path, task, result.actions, "explore", "hff", log)
         return
 
     def leg(sub, start, left):
-        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, symmetry=Symmetry.detect(sub))
+        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left)
 
     result = solve_agenda(task, leg, time_limit=limit * 2 / 3)
     log(f"  agenda: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s {result.reason}")
