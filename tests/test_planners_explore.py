@@ -58,3 +58,11 @@ def test_an_order_of_three_dishes_splits_into_three_goal_parts():
 def test_single_dish_goals_do_not_split():
     t = Task.load(f"{TASKS}/async/01_cheese_chicken_sandwich.json")
     assert legs(t) is None and Relaxation(t).part_choices == []
+
+
+def test_explore_is_a_planner_of_solve_and_claims_no_optimality():
+    from planners import SOLVED_SATISFICING, solve
+    t = Task.load("problems/gripper/prob01.json")  # optimum 11
+    result = solve(t, planner="explore", time_limit=30)
+    assert result.status == SOLVED_SATISFICING and result.cost >= 11
+    assert validate_plan(t, result.plan).cost == result.cost

@@ -154,7 +154,13 @@ def main(argv=None) -> int:
         print(text, flush=True)
 
     began = time.perf_counter()
-    for path in files(args.sets):
+    todo = files(args.sets)
+    if args.phase == "find":  # quick wins first: instances whose base task has a plan to replay
+        def has_base_plan(path):
+            base = base_of(path)
+            return base is not None and bool(entry(base).get("plan"))
+        todo.sort(key=lambda p: 0 if has_base_plan(p) else 1 if base_of(p) is not None else 2)
+    for path in todo:
         if args.match not in str(path):
             continue
         e = entry(path)
