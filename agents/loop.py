@@ -101,6 +101,8 @@ def reference(task) -> tuple[float | None, bool, bool | None]:
 def step_cap(task, profile: Profile, limits: Limits) -> int:
     if limits.max_steps is not None:
         return int(limits.max_steps)
+    if profile.loop.get("max_steps") is not None and limits.max_steps_factor is None and task.problem.max_steps is None:
+        return int(profile.loop["max_steps"])  # a world with a fixed budget (GRASP: 20 actions)
     factor = limits.max_steps_factor
     cost, _, _ = reference(task)
     if factor is None and task.problem.max_steps is not None:

@@ -130,3 +130,19 @@ def test_usage_errors_are_clear(tmp_path):
     assert code == 2 and "--model" in out
     code, out = _invoke(run, [KITCHEN[0], "--resume"])
     assert code == 2 and "--out" in out
+
+
+def test_world_metric_plug_ins_reach_the_summary(tmp_path):
+    """GRASP's and PPNL's own metrics appear per episode and per group; the oracle matches the stored optima."""
+    from engine import problemsets
+
+    grasp = "problems/grasp/inner_cluster_free.jsonl"
+    refs = [f"{grasp}#{n}" for n in problemsets.names(grasp)[:8]]
+    refs += [f"problems/ppnl/single_5x5.jsonl#{n}" for n in problemsets.names("problems/ppnl/single_5x5.jsonl")[:5]]
+    code, out = _invoke(run, refs + ["--out", str(tmp_path / "r"), "--steps-to-go-time", "0", "--format", "json"])
+    assert code == 0, out
+    by = {(e["agent"], e["problem_set"]): e for e in json.loads(out)["by_set"]}
+    oracle = by[("oracle", "inner_cluster_free")]
+    assert oracle["grasp_ratio_to_optimum"] == 1.0 and oracle["grasp_score"] > 0
+    assert by[("random", "inner_cluster_free")]["grasp_length"] <= 20  # GRASP's fixed budget
+    assert by[("oracle", "single_5x5")]["ppnl_optimal"] == 1.0
