@@ -75,10 +75,16 @@ def validate(file, plan, as_json):
     from .validate import read_plan, validate_plan
     from pathlib import Path
 
-    data = read_data(file)  # unreadable input: exit 2 through handles_errors
+    from . import problemsets
+
+    if problemsets.is_set_reference(file):  # one problem of a problem set: FILE.jsonl#NAME
+        data, shown = problemsets.read_problem(file)
+        origin = Path(problemsets.split_reference(file)[0])
+    else:
+        data, shown, origin = read_data(file), file, Path(file)  # unreadable input: exit 2 through handles_errors
     is_problem = isinstance(data, dict) and "domain" in data
     try:
-        problem = build_problem(data, file, Path(file)) if is_problem else None
+        problem = build_problem(data, shown, origin) if is_problem else None
         if not is_problem:
             load_domain(file)
     except ModelError as exc:

@@ -83,3 +83,15 @@ def test_storing_an_optimum_rewrites_only_that_line(tmp_path):
     assert after[:2] == before[:2]
     stored = json.loads(after[2])
     assert stored["optimal"]["cost"] == 6 and "domain" not in stored  # defaults are not repeated
+
+
+def test_validate_takes_one_problem_of_a_set(tmp_path):
+    from click.testing import CliRunner
+
+    from engine.cli import validate
+
+    path = _set(tmp_path, [_problem("a"), _problem("b", init=[["on", "a", "zz"]])])
+    ok = CliRunner().invoke(validate, [f"{path}#a"])
+    assert ok.exit_code == 0 and "valid problem" in ok.output
+    bad = CliRunner().invoke(validate, [f"{path}#b"])
+    assert bad.exit_code == 1 and "bw.jsonl:3#/init/0" in bad.output
