@@ -249,7 +249,7 @@ def _closed_loop(run: _Run) -> Episode:
                 run.record(obs.state, obs.step, obs, reply.text, decision, None, reply, True)
                 if decision.declaration == "finish":
                     return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
-                return run.finish("declared-unsolvable", declaration=decision.declaration)
+                return run.finish(DECLARED, declaration=decision.declaration)
             if decision.kind == ACTION and (decision.applicable or not reprompt):
                 feedback = run.apply(decision)
                 run.record(obs.state, obs.step, obs, reply.text, decision, feedback, reply, decision.applicable and feedback is None)
@@ -303,7 +303,7 @@ def _open_loop(run: _Run) -> Episode:
             run.record(before, index, None, line, decision, None, None, True)
             if decision.declaration == "finish":
                 return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
-            return run.finish("declared-unsolvable", declaration=decision.declaration)
+            return run.finish(DECLARED, declaration=decision.declaration)
         if decision.kind == ACTION and (decision.applicable or not stop_on_invalid):
             feedback = run.apply(decision)
             run.record(before, index, None, line, decision, feedback, None, decision.applicable)

@@ -92,6 +92,11 @@ def _load(world: str, domain_dir: str | None) -> Profile:
 
 def profile_for(task) -> Profile:
     """The profile of the task's world (the domain file's folder), or the generic defaults."""
-    domain_file = Path(task.domain.file)
+    return profile_for_domain(task.domain)
+
+
+def profile_for_domain(domain) -> Profile:
+    """The profile of a loaded domain, without building any problem (for run manifests)."""
+    domain_file = Path(domain.file)
     folder = str(domain_file.resolve().parent) if domain_file.is_file() else None
-    return _load(task.domain.name, folder)
+    return _load(domain.name, folder)

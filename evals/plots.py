@@ -30,11 +30,7 @@ def write_plots(folder: Path, rows: list[dict]) -> list[Path]:
     ax.set_ylim(-0.05, 1.05)
     ax.legend()
     ax.set_title("Success by optimal horizon")
-    path = folder / "success_by_horizon.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    written.append(path)
+    written.append(_save(plt, fig, folder / "success_by_horizon.png"))
     # optimality histogram of successes (agent cost / reference cost)
     fig, ax = plt.subplots(figsize=(7, 4))
     ratios = defaultdict(list)
@@ -47,9 +43,12 @@ def write_plots(folder: Path, rows: list[dict]) -> list[Path]:
     ax.set_ylabel("episodes")
     ax.legend()
     ax.set_title("Optimality of successes")
-    path = folder / "optimality_histogram.png"
+    written.append(_save(plt, fig, folder / "optimality_histogram.png"))
+    return written
+
+
+def _save(plt, fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    written.append(path)
-    return written
+    return path

@@ -163,19 +163,28 @@ class Progress:
 
 
 def manifest(folder: Path, refs: list[str], specs: list[AgentSpec], settings: Settings) -> dict:
+    """What the numbers of a run depend on. Problems are read, not built: the domain of each
+    distinct reference is loaded once, so a manifest of 16,000 problems stays cheap."""
+    from agents.profile import profile_for_domain
+    from engine.loader import load_domain, resolve_domain_reference
+
     problems, domains, prompts = {}, {}, {}
+    resolved: dict = {}
     for ref in refs:
         try:
-            problems[ref] = store.content_hash(ref)
-            task = _task(ref)
-        except Exception:
+            data, digest, origin = store.problem_data(ref)
+            problems[ref] = digest
+            key = (str(data.get("domain")), str(origin.parent))
+            if key not in resolved:
+                path = resolve_domain_reference(str(data.get("domain")), origin)
+                resolved[key] = load_domain(path) if path is not None else None
+            domain = resolved[key]
+        except Exception:  # an unreadable problem is reported by the run itself
             problems.setdefault(ref, None)
             continue
-        domains[task.domain.name] = store.file_hash(task.domain.file) if Path(task.domain.file).is_file() else None
-        if task.domain.name not in prompts:
-            from agents.profile import profile_for
-
-            prompts[task.domain.name] = profile_for(task).hashes()
+        if domain is not None and domain.name not in domains:
+            domains[domain.name] = store.file_hash(domain.file) if Path(domain.file).is_file() else None
+            prompts[domain.name] = profile_for_domain(domain).hashes()
     return {
         "groundplan_version": store.version(),
         "git_commit": store.git_commit(),

@@ -17,16 +17,22 @@ EPISODES = "episodes.jsonl"
 MANIFEST = "manifest.json"
 
 
-def content_hash(ref: str) -> str:
-    """sha256 of a problem file, or of one problem's line in a problem set."""
+def problem_data(ref: str) -> tuple[dict, str, Path]:
+    """(the problem's data, its content hash, the path its domain reference is relative to).
+
+    A file's hash is of its bytes; a problem-set entry's, of its data with the set's defaults."""
     from engine import problemsets
+    from engine.files import parse_text
 
     if problemsets.is_set_reference(ref):
         data, _ = problemsets.read_problem(ref)
         blob = json.dumps(data, sort_keys=True).encode()
+        origin = Path(problemsets.split_reference(ref)[0])
     else:
         blob = Path(ref).read_bytes()
-    return hashlib.sha256(blob).hexdigest()[:16]
+        data = parse_text(blob.decode("utf-8"), ref, yaml_syntax=Path(ref).suffix.lower() in (".yaml", ".yml"))
+        origin = Path(ref)
+    return data, hashlib.sha256(blob).hexdigest()[:16], origin
 
 
 def file_hash(path: str) -> str:
