@@ -66,3 +66,105 @@ def solve_agenda(task, search, time_limit: float | None = None, planner: str = "
     assert task.is_goal(replay)
     return PlanResult(SOLVED_SATISFICING, planner, plan=[a.text for a in actions], actions=actions, cost=cost,
                       expanded=expanded, generated=generated, seconds=time.perf_counter() - began)
+
+
+
+def _pre_atoms(task, action) -> tuple[list, list]:
+    """The positive and negative precondition atoms of a ground action (mask part only)."""
+    return list(task.facts.decode(action.pre_pos)), list(task.facts.decode(action.pre_neg))
+
+
+def repair(task, source, plan: list[str], search, time_limit: float | None = None,
+           planner: str = "plan repair") -> PlanResult:
+    """Reuse a plan of a similar task (`source`): run its steps, replanning where one is blocked.
+
+    An instance that adds objects to a solved task (a distractor on the stove the old plan used)
+    breaks the old plan at a few steps only. Each old step is applied when it is applicable;
+    otherwise a short search reaches its preconditions first, while keeping true every fact the
+    old plan still relies on (its open causal links: produced before, consumed later), so the
+    detour does not bury what a later step needs. Steps naming objects this task lacks are
+    skipped; the last leg reaches the goal. Satisficing, and incomplete like every agenda."""
+    began = time.perf_counter()
+    old, state = [], source.initial_state()
+    for text in plan:
+        a = source.parse_action(text, state)
+        old.append(a)
+        state = source.successor(state, a)
+    # causal links of the old plan: atom p produced at step i (or initially, i = -1), needed at step j
+    produced_at: dict[tuple, int] = {}
+    state = source.initial_state()
+    before = set(source.true_atoms(state, include_static=False, include_derived=False))
+    for atom in before:
+        produced_at[atom] = -1
+    protect: list[set] = [set() for _ in old]  # atoms to keep true while preparing step j
+    for j, a in enumerate(old):
+        pos, _ = _pre_atoms(source, a)
+        for atom in pos:
+            i = produced_at.get(atom)
+            if i is not None:
+                for k in range(i + 1, j):
+                    protect[k].add(atom)
+        state = source.successor(state, a)
+        after = set(source.true_atoms(state, include_static=False, include_derived=False))
+        for atom in after - before:
+            produced_at[atom] = j
+        before = after
+    objects = set(task.problem.objects)
+    state = task.initial_state()
+    actions, expanded, generated, skipped = [], 0, 0, 0
+
+    def leg(goal) -> bool:
+        nonlocal state, expanded, generated
+        left = None if time_limit is None else time_limit - (time.perf_counter() - began)
+        if left is not None and left <= 0:
+            return False
+        result = search(task.with_goal(goal), state, left if goal is None else (left and max(left / 4, 0.05)))
+        expanded += result.expanded
+        generated += result.generated
+        if not result.solved:
+            return False
+        for x in result.actions:
+            state = task.successor(state, x)
+        actions.extend(result.actions)
+        return True
+
+    for j, a in enumerate(old):
+        if task.is_goal(state):
+            break
+        if not set(a.args) <= objects:
+            skipped += 1
+            continue
+        mine = task.ground_action(a.schema.name, a.args)
+        if mine is None:
+            skipped += 1
+            continue
+        if not task.is_applicable(state, mine):
+            pos, neg = _pre_atoms(task, mine)
+            keep = [p for p in protect[j] if set(p[1]) <= objects and task.atom_holds(state, p[0], p[1])]
+            parts = [m.Atom(p, args) for p, args in set(pos) | set(keep)] + [m.Not(m.Atom(p, args)) for p, args in neg]
+            if not leg(m.And(tuple(parts))) or not task.is_applicable(state, mine):
+                skipped += 1
+                continue
+        actions.append(mine)
+        state = task.successor(state, mine)
+    if not task.is_goal(state):
+        left = None if time_limit is None else time_limit - (time.perf_counter() - began)
+        if left is None or left > 0:
+            result = search(task, state, left)
+            expanded += result.expanded
+            generated += result.generated
+            if result.solved:
+                for x in result.actions:
+                    state = task.successor(state, x)
+                actions += result.actions
+    seconds = time.perf_counter() - began
+    if not task.is_goal(state):
+        return PlanResult(TIMEOUT, planner, expanded=expanded, generated=generated, seconds=seconds,
+                          reason=f"goal not reached ({skipped} old steps skipped)")
+    cost, replay = 0, task.initial_state()
+    for x in actions:
+        cost += task.action_cost(replay, x)
+        replay = task.successor(replay, x)
+    return PlanResult(SOLVED_SATISFICING, planner, plan=[x.text for x in actions], actions=actions, cost=cost,
+                      expanded=expanded, generated=generated, seconds=seconds,
+                      reason=f"{skipped} old steps skipped" if skipped else "")

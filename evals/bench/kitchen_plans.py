@@ -1,16 +1,23 @@
 """Give every kitchen problem a valid plan (an upper bound on its optimum), then improve them.
 
     python evals/bench/kitchen_plans.py find     [--time-limit 20] [--sets ...]   # problems without a plan
+    python evals/bench/kitchen_plans.py repair   [--time-limit 20]                # instances: the base plan, repaired
+    python evals/bench/kitchen_plans.py serial   [--time-limit 20]                # turn-based: serial plan, scheduled
     python evals/bench/kitchen_plans.py improve  [--time-limit 30] [--sets ...]   # every unproven problem
 
 `find` tries, in order: the base task's stored plan replayed on the instance (instances are the
-base task plus stations and items, so it is often still valid), then greedy best-first search
-with exploration (planners/explore.py: h_FF, preferred operators, novelty), then the same
-search leg by leg through a goal agenda (planners/agenda.py: one dish at a time). `improve` runs
-the same search as weighted A* (weights 5, 3, 2) bounded by the best known cost, pruning with
-the admissible time-aware h_max, like LAMA's restarts. Every plan is replayed by the interpreter
-and shortened by action elimination before `groundplan plan --store`'s merge keeps the better one
-(a proven optimum is never touched).
+base task plus stations and items, so it is often still valid); the base plan repaired
+(planners/agenda.py `repair`: each old step applied where it still applies, short searches to
+its preconditions where an extra object blocks it, keeping what later steps need); for
+turn-based multi-agent tasks, a plan of the serial task (any robot at any step) scheduled into
+turns (planners/solo.py); then greedy best-first search with exploration (planners/explore.py:
+h_FF, preferred operators, novelty), weighted (w = 5) first because the weight stops it digging
+under a deceptive stacking; then the same search leg by leg through a goal agenda (one dish at a
+time). `repair` and `serial` run those two steps on every problem they apply to, keeping a plan
+only when it is cheaper. `improve` runs the search as weighted A* (weights 5, 3, 2) bounded by
+the best known cost, pruning with the admissible time-aware h_max, like LAMA's restarts. Every
+plan is replayed by the interpreter and shortened by action elimination before `groundplan plan
+--store`'s merge keeps the better one (a proven optimum is never touched).
 """
 from __future__ import annotations
 
@@ -92,31 +99,96 @@ def transfer(path: Path, task, log):
     return actions
 
 
-def find(path: Path, limit: float, log) -> None:
-    from engine import Task
+def search_plan(task, limit: float, log):
+    """(ground actions, method) of a plan found within `limit` seconds, or None."""
     from planners import heuristics as H
     from planners.agenda import solve_agenda
     from planners.explore import explore
-    from planners.symmetry import Symmetry
+
+    # weighted first: g bounds how far a deceived greedy search digs below a bad stacking
+    for weight, share in ((5, 0.4), (None, 0.2)):
+        result = explore(task, H.make(task, "hff"), time_limit=limit * share, weight=weight)
+        log(f"  explore w={weight}: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s")
+        if result.solved:
+            return result.actions, "explore" if weight is None else f"explore w={weight}"
+
+    def leg(sub, start, left):
+        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=5)
+
+    result = solve_agenda(task, leg, time_limit=limit * 0.4)
+    log(f"  agenda: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s {result.reason}")
+    if result.solved:
+        return result.actions, "goal agenda + explore w=5"
+    return None
+
+
+def find_serial(path: Path, task, limit: float, log) -> bool:
+    """Turn-based tasks: plan the serial task (any agent at any step), then schedule it into turns."""
+    from planners.solo import schedule, serial_task
+
+    found = search_plan(serial_task(task), limit, log)
+    if found is None:
+        return False
+    actions = schedule(task, [a.text for a in found[0]])
+    log(f"  serial plan of {len(found[0])} actions -> {'not schedulable' if actions is None else len(actions)} turns")
+    if actions is None:
+        return False
+    store(path, task, actions, found[1] + " on the serial task, scheduled into turns", "hff", log)
+    return True
+
+
+def find(path: Path, limit: float, log) -> None:
+    from engine import Task
 
     task = Task.load(path)
     actions = transfer(path, task, log)
     if actions is not None:
         store(path, task, actions, "base task's plan", None, log)
         return
-    result = explore(task, H.make(task, "hff"), time_limit=limit / 3)
-    log(f"  explore: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s")
-    if result.solved:
-        store(path, task, result.actions, "explore", "hff", log)
+    if try_repair(path, task, limit * 0.3, log):
         return
+    if task.turn_based and find_serial(path, task, limit, log):
+        return
+    found = search_plan(task, limit, log)
+    if found is not None:
+        store(path, task, found[0], found[1], "hff", log)
+
+
+def try_repair(path: Path, task, limit: float, log) -> bool:
+    """The base task's plan, replanned where the instance's extra objects block it."""
+    from engine import Task
+    from planners import heuristics as H
+    from planners.agenda import repair
+    from planners.explore import explore
+
+    base = base_of(path)
+    plan = entry(base).get("plan") if base is not None else None
+    if not plan:
+        return False
 
     def leg(sub, start, left):
-        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left)
+        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=1)
 
-    result = solve_agenda(task, leg, time_limit=limit * 2 / 3)
-    log(f"  agenda: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s {result.reason}")
-    if result.solved:
-        store(path, task, result.actions, "goal agenda + explore", "hff", log)
+    result = repair(task, Task.load(base), plan, leg, time_limit=limit)
+    log(f"  repair: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s {result.reason}")
+    if not result.solved:
+        return False
+    store(path, task, result.actions, "base task's plan, repaired", "hff", log)
+    return True
+
+
+def repair_phase(path: Path, limit: float, log) -> None:
+    from engine import Task
+
+    try_repair(path, Task.load(path), limit, log)
+
+
+def serial(path: Path, limit: float, log) -> None:
+    from engine import Task
+
+    task = Task.load(path)
+    if task.turn_based:
+        find_serial(path, task, limit, log)
 
 
 def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
@@ -144,7 +216,7 @@ def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("phase", choices=("find", "improve"))
+    parser.add_argument("phase", choices=("find", "repair", "serial", "improve"))
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per search")
     parser.add_argument("--sets", nargs="*", default=["sync", "async", "multiagent", "train"])
     parser.add_argument("--match", default="", help="only files whose path contains this")
@@ -166,9 +238,13 @@ def main(argv=None) -> int:
         e = entry(path)
         if proven(e) or (args.phase == "find" and e.get("plan")) or (args.phase == "improve" and not e.get("plan")):
             continue
+        if args.phase == "serial" and "multiagent" not in str(path):
+            continue
+        if args.phase == "repair" and base_of(path) is None:
+            continue
         log(f"{path.relative_to(ROOT)} ({time.perf_counter() - began:.0f} s)")
         try:
-            (find if args.phase == "find" else improve)(path, args.time_limit, log)
+            {"find": find, "repair": repair_phase, "serial": serial, "improve": improve}[args.phase](path, args.time_limit, log)
         except Exception as exc:  # one problem's failure must not stop the batch
             log(f"  ! {type(exc).__name__}: {exc}")
     return 0

@@ -1,0 +1,86 @@
+"""Turn-based multi-agent tasks solved through their serial version, then scheduled into turns.
+
+A turn-based task with k agents is about k times deeper than the same work done in sequence,
+and every turn of an agent with nothing useful to do is a branch point, so searching it directly
+often finds nothing. The serial task has the same agents and facts but no turns: any agent may
+act at any step. A plan of the serial task is then scheduled into turns: on an agent's turn it
+performs its next action of the plan if that can be moved forward past the pending actions of
+the others (the rest of the plan still replays from there to the goal), and waits (its no-op)
+otherwise. Timers tick each turn in the turn-based task, so waiting only lets them finish
+sooner; every schedule is replayed by the interpreter. An upper bound, never a claim of
+optimality.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from engine import Task
+
+
+def serial_task(task: Task) -> Task:
+    """The task without turns: one action per step, by any agent."""
+    problem = dataclasses.replace(task.problem, agents=None, max_steps=None, optimal=None)
+    return Task(problem)
+
+
+def _noop(task: Task, state, agent: str):
+    """An applicable action of `agent` that changes nothing (the domain's wait), or None."""
+    for action in task.applicable(state):
+        if action.actor == agent and action.effect.simple and not action.effect.add and not action.effect.delete:
+            return action
+    return None
+
+
+def _reaches_goal(task: Task, state, actions) -> bool:
+    """Whether `actions` replay from `state` to the goal, each agent acting on its own turns."""
+    pending = list(actions)
+    for _ in range(len(task.agents) * (len(pending) + 1)):
+        if not pending:
+            return task.is_goal(state)
+        agent = task.agents[state.turn]
+        if pending[0].actor == agent:
+            action = pending.pop(0)
+            if not task.is_applicable(state, action):
+                return False
+        else:
+            action = _noop(task, state, agent)
+            if action is None:
+                return False
+        state = task.successor(state, action)
+        if task.is_goal(state):
+            return True
+    return task.is_goal(state)
+
+
+def schedule(task: Task, serial_plan: list[str]) -> list | None:
+    """The serial plan as ground actions of the turn-based task, or None if it cannot be scheduled."""
+    serial = serial_task(task)
+    state0 = serial.initial_state()
+    actions = []
+    for text in serial_plan:
+        try:
+            a = serial.parse_action(text, state0)
+        except Exception:
+            return None
+        actions.append(a)
+        state0 = serial.successor(state0, a)
+    pending = [task.ground_action(a.schema.name, a.args) for a in actions]
+    if any(a is None for a in pending):
+        return None
+    state, out = task.initial_state(), []
+    limit = len(task.agents) * (len(pending) + 1)
+    while not task.is_goal(state) and len(out) < limit:
+        agent = task.agents[state.turn]
+        chosen = None
+        mine = next((i for i, a in enumerate(pending) if a.actor == agent), None)
+        if mine is not None and task.is_applicable(state, pending[mine]):
+            rest = pending[:mine] + pending[mine + 1:]
+            if mine == 0 or _reaches_goal(task, task.successor(state, pending[mine]), rest):
+                chosen = pending.pop(mine)
+        if chosen is None:
+            chosen = _noop(task, state, agent)
+            if chosen is None:
+                return None
+        out.append(chosen)
+        state = task.successor(state, chosen)
+    return out if task.is_goal(state) else None

@@ -1,0 +1,60 @@
+"""Plan reuse (repairing a similar task's plan) and serial plans scheduled into turns."""
+import json
+
+from engine import Task, validate_plan
+from planners import heuristics as H
+from planners.agenda import repair
+from planners.explore import explore
+from planners.solo import schedule, serial_task
+
+BASE = "domains/kitchen/tasks/async/02_lettuce_chicken_sandwich.json"
+
+
+def _leg(sub, start, left):
+    return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=1)
+
+
+def _stored_plan(path):
+    return json.load(open(path))["optimal"]["plan"]
+
+
+def test_repair_replans_around_a_distractor_on_the_stove_the_old_plan_used():
+    base, plan = Task.load(BASE), _stored_plan(BASE)
+    instance = Task.load("problems/async/02_lettuce_chicken_sandwich_s42.json")  # patty1 sits on stove1
+    assert not validate_plan(instance, plan).valid
+    result = repair(instance, base, plan, _leg, time_limit=60)
+    assert result.solved
+    check = validate_plan(instance, result.plan)
+    assert check.valid and check.cost == result.cost
+    assert any("patty1 from stove1" in text for text in result.plan)  # the detour clears the stove
+    assert len(plan) < result.cost
+
+
+def test_repair_keeps_a_plan_that_still_works_without_searching():
+    base, plan = Task.load(BASE), _stored_plan(BASE)
+    instance = Task.load("problems/async/02_lettuce_chicken_sandwich_s84.json")
+    assert validate_plan(instance, plan).valid
+    result = repair(instance, base, plan, _leg, time_limit=60)
+    assert result.plan == plan and result.expanded == 0
+
+
+def test_a_serial_plan_is_scheduled_into_valid_turns():
+    task = Task.load("domains/kitchen/tasks/multiagent/04_lettuce_chicken_sandwich.json")
+    assert task.turn_based
+    serial = serial_task(task)
+    assert not serial.turn_based
+    found = explore(serial, H.make(serial, "hff"), time_limit=60, weight=5)
+    assert found.solved
+    turns = schedule(task, found.plan)
+    assert turns is not None
+    check = validate_plan(task, [a.text for a in turns])
+    assert check.valid
+    # never worse than one agent working while the other waits every turn
+    assert check.cost <= len(task.agents) * len(found.plan)
+    # both robots act: the schedule uses the turns of the agent that is not working
+    assert {a.actor for a in turns if a.text != "Do nothing"} == set(task.agents)
+
+
+def test_a_serial_plan_that_cannot_run_in_turns_is_refused():
+    task = Task.load("domains/kitchen/tasks/multiagent/04_lettuce_chicken_sandwich.json")
+    assert schedule(task, ["Move robot9 from table1 to table2"]) is None
