@@ -3,7 +3,8 @@
 One episode: the observation (state, valid actions, goal, feedback on the last answer) goes to
 the agent; its answer is interpreted (`agents.interpret`); the engine applies the action; the
 result becomes the next feedback. Open-loop agents answer once with a whole plan, which the
-loop replays until it ends or fails. The world's profile (`agents.profile`) decides what an
+loop replays until it ends or fails; with more than one trial (the agent's `trials` or the
+profile's), a failed plan is followed by a new one from the state it reached, with the reason. The world's profile (`agents.profile`) decides what an
 invalid answer costs; the loop itself has no world in it.
 
 The episode records everything needed to audit or re-score it without re-running: each
@@ -133,6 +134,7 @@ class _Run:
         self.trajectory: list[dict] = []
         self.max_steps = step_cap(task, profile, limits)
         self.started = time.perf_counter()
+        self.trial: int | None = None  # the open-loop trial, when there may be several
 
     # ---------------------------------------------------------- observations
     def observe(self, feedback: str | None, attempt: int = 0) -> Observation:
@@ -157,6 +159,8 @@ class _Run:
             entry.update(tokens=reply.tokens, cost_usd=reply.cost_usd, cached=reply.cached)
             if reply.detail:
                 entry["detail"] = reply.detail
+        if self.trial is not None:
+            entry["trial"] = self.trial
         self.trajectory.append(entry)
 
     # ---------------------------------------------------------- acting
@@ -279,8 +283,28 @@ def _closed_loop(run: _Run) -> Episode:
 
 
 def _open_loop(run: _Run) -> Episode:
+    """Up to `trials` plans; each one starts where the previous one stopped, told why it stopped."""
+    trials = getattr(run.agent, "trials", None) or run.loop.get("trials", 1)
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+        from engine.errors import GroundplanError
+
+        raise GroundplanError(f"'trials' is a whole number >= 1, not {trials!r}")
+    feedback = None
+    for trial in range(1, trials + 1):
+        if trial > 1 and run.out_of_time():
+            return run.finish(TIME_LIMIT)
+        run.trial = trial if trials > 1 else None
+        ended = _replay_plan(run, feedback)
+        if isinstance(ended, Episode):
+            return ended
+        outcome, feedback = ended
+    return run.finish(outcome)
+
+
+def _replay_plan(run: _Run, feedback: str | None):
+    """Ask for one plan and replay it: the finished Episode, or (outcome, reason) of a failed plan."""
     task, agent, loop = run.task, run.agent, run.loop
-    obs = run.observe(None)
+    obs = run.observe(feedback)
     reply = agent.plan(obs)
     run.account(reply)
     lines = reply.detail.get("actions") if isinstance(reply.detail.get("actions"), list) else \
@@ -292,8 +316,9 @@ def _open_loop(run: _Run) -> Episode:
         run.invalid += 1
         return run.finish(INVALID_OUTPUT)
     stop_on_invalid = loop.get("open_plan_invalid", "stop") == "stop"
+    stop_at_goal = loop.get("stop_at_goal", True)
     for line in lines:
-        if task.is_goal(run.state):
+        if stop_at_goal and task.is_goal(run.state):
             return run.finish(GOAL)
         if run.steps >= run.max_steps:
             return run.finish(STEP_CAP)
@@ -305,18 +330,18 @@ def _open_loop(run: _Run) -> Episode:
                 return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
             return run.finish(DECLARED, declaration=decision.declaration)
         if decision.kind == ACTION and (decision.applicable or not stop_on_invalid):
-            feedback = run.apply(decision)
-            run.record(before, index, None, line, decision, feedback, None, decision.applicable)
+            step_feedback = run.apply(decision)
+            run.record(before, index, None, line, decision, step_feedback, None, decision.applicable)
             continue
         reason = decision.reason or "it is not a valid action"
         run.invalid += 1
         if stop_on_invalid:
             run.record(before, index, None, line, decision, reason, None, False)
-            return run.finish(PLAN_INVALID)
+            return PLAN_INVALID, reason
         run.steps += 1  # an unknown line is a no-op that still uses a step
         if task.on_inapplicable == "noop":
             run.state = task.wait_step(run.state)
         run.record(before, index, None, line, decision, reason, None, False)
     if task.is_goal(run.state):
         return run.finish(GOAL)
-    return run.finish(PLAN_EXHAUSTED)
+    return PLAN_EXHAUSTED, run.profile.template("plan_ended", default="the plan ended before the goal was reached")

@@ -38,6 +38,27 @@ class Profile:
     def prompts(self) -> dict:
         return self.data["prompts"]
 
+    @property
+    def folder(self) -> Path | None:
+        """The world's own folder (where its prompts.yaml is), None for the generic defaults."""
+        return Path(self.files[-1]).parent if len(self.files) > 1 else None
+
+    def world_file(self, relative: str) -> Path:
+        """A file the world's profile names (examples, shots), relative to the world's folder."""
+        from engine.errors import GroundplanError
+
+        if self.folder is None:
+            raise GroundplanError(f"'{relative}' is relative to a world's folder, but world '{self.world}' has no prompts.yaml")
+        return self.folder / relative
+
+    def data_files(self) -> list[Path]:
+        """Files the strategies read besides the profile itself (their `shots`), for the manifest."""
+        found = []
+        for spec in self.prompts.get("strategies", {}).values():
+            if isinstance(spec, dict) and spec.get("shots") and self.folder is not None:
+                found.append(self.folder / spec["shots"])
+        return sorted(set(found))
+
     def template(self, *keys: str, default: str = "") -> str:
         node = self.prompts
         for key in keys:
@@ -50,8 +71,7 @@ class Profile:
         """sha256 of each template file and of the merged prompts, for the run manifest."""
         root = DEFAULTS.parent.parent
         out = {}
-        for f in self.files:
-            path = Path(f)
+        for path in [Path(f) for f in self.files] + [p for p in self.data_files() if p.is_file()]:
             try:
                 shown = str(path.resolve().relative_to(root))
             except ValueError:
@@ -88,6 +108,21 @@ def _load(world: str, domain_dir: str | None) -> Profile:
             data = _merge(data, _read_yaml(own))
             files.append(str(own))
     return Profile(world, data, tuple(files))
+
+
+@functools.lru_cache(maxsize=1)
+def strategy_names() -> tuple[str, ...]:
+    """Every prompt strategy the generic defaults or a shipped world's profile defines (a name
+    is checked when an agent is made; whether the task's world has it, when an episode starts)."""
+    names = dict.fromkeys(_read_yaml(DEFAULTS)["prompts"]["strategies"])
+    from engine.errors import GroundplanError
+
+    for own in sorted((DEFAULTS.parent.parent / "domains").glob("*/prompts.yaml")):
+        try:
+            names.update(dict.fromkeys((_read_yaml(own).get("prompts") or {}).get("strategies") or {}))
+        except GroundplanError:
+            continue  # a broken profile is reported when its world is used, not here
+    return tuple(names)
 
 
 def profile_for(task) -> Profile:

@@ -1,14 +1,18 @@
-"""The LLM agent: any litellm model, four prompt strategies, one step loop.
+"""The LLM agent: any litellm model, the prompt strategies of the world's profile, one step loop.
 
-`io` and `cot` answer once with a whole plan (open loop); `react` and `react-prior` answer one
-action per step (closed loop). A reply that cannot be read is re-prompted with feedback that
-says what was missing; the loop bounds and counts re-prompts as the world's profile says.
+Generic strategies: `io` and `cot` answer once with a whole plan (open loop); `react` and
+`react-prior` answer one action per step (closed loop). A world may redefine a strategy or add
+its own (`domains/<world>/prompts.yaml`): its `mode`, its number of `trials` (open loop: a failed
+plan is followed by a new one, from where it stopped, with the reason), and a `shots` file that
+replaces the generic conversation by the benchmark's own few-shot text (`agents/llm/shots.py`).
+A reply that cannot be read is re-prompted with feedback that says what was missing; the loop
+bounds and counts re-prompts as the world's profile says.
 """
 from __future__ import annotations
 
 from ..base import Agent, Observation, Reply
 from ..profile import profile_for
-from . import parse, prompts
+from . import parse, prompts, shots
 from .client import Client
 
 
@@ -20,13 +24,17 @@ class LLMAgent(Agent):
                  examples: list[str] | None = None, cache_dir: str | None = None, no_cache: bool = False,
                  timeout: float = 120.0, max_retries: int = 5, backoff: float = 1.0, concurrency: int = 8,
                  history: str | None = None):
-        if strategy not in prompts.STRATEGIES:
+        from ..profile import strategy_names
+
+        known = strategy_names()
+        if strategy not in known:
             from engine.errors import GroundplanError, did_you_mean
 
-            hint = did_you_mean(strategy, prompts.STRATEGIES) or f"choose from {', '.join(prompts.STRATEGIES)}"
+            hint = did_you_mean(strategy, known) or f"choose from {', '.join(known)}"
             raise GroundplanError(f"unknown prompt strategy '{strategy}' ({hint})")
         self.model, self.strategy = model, strategy
-        self.mode = "closed" if strategy.startswith("react") else "open"
+        self.mode = "closed" if strategy.startswith("react") else "open"  # until a world's profile says otherwise
+        self.trials = None
         self.temperature, self.max_tokens = temperature, max_tokens
         self.system_prompt, self.examples, self.history_mode = system_prompt, examples, history
         params = {"temperature": temperature}
@@ -42,11 +50,24 @@ class LLMAgent(Agent):
     def reset(self, task, seed=None) -> None:
         super().reset(task, seed)
         self.profile = profile_for(task)
-        spec = self.profile.prompts["strategies"][self.strategy]
+        spec = prompts.strategy_spec(self.profile, self.strategy)
+        self.mode = spec.get("mode") or self.mode
+        self.trials = spec.get("trials")
         self.history_mode_now = self.history_mode or spec.get("history", "last")
-        examples = prompts.examples_for(self.profile, self.strategy, self.examples)
-        self.opening = prompts.instructions(self.profile, self.strategy, self.system_prompt, examples)
+        self.shots = None
+        if spec.get("shots"):
+            if self.examples:
+                from engine.errors import GroundplanError
+
+                raise GroundplanError(f"strategy '{self.strategy}' of world '{self.profile.world}' brings its own examples "
+                                      f"({spec['shots']}); drop the examples option")
+            self.shots = shots.for_task(shots.load(str(self.profile.world_file(spec["shots"]))), task)
+            self.opening = []
+        else:
+            examples = prompts.examples_for(self.profile, self.strategy, self.examples)
+            self.opening = prompts.instructions(self.profile, self.strategy, self.system_prompt, examples)
         self.steps: list[dict] = []
+        self._trials: list[dict] = []  # shots strategies: each trial's reply (as kept) and where it started
         self._pending: dict | None = None
 
     def _ask(self, messages: list[dict]):
@@ -60,8 +81,14 @@ class LLMAgent(Agent):
 
     # ------------------------------------------------------------ open loop
     def plan(self, observation: Observation) -> Reply:
-        read = parse.plan_lines if self.strategy == "io" else parse.cot_actions
-        messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text)]
+        if self.shots is not None:
+            messages, k = self._shots_request(observation)
+
+            def read(text):
+                return shots.read(self.shots, text, k)[:2]
+        else:
+            read = parse.plan_lines if self.strategy == "io" else parse.cot_actions
+            messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text)]
         completions, problems = [], []
         limit = int(self.profile.loop.get("reprompts_per_step", 5))
         for _ in range(limit + 1):
@@ -69,11 +96,28 @@ class LLMAgent(Agent):
             completions.append(completion)
             actions, problem = read(completion.text)
             if problem is None:
-                return self._reply(completion.text, completions, {"actions": actions, "messages": messages, "reprompts": len(problems)})
+                detail = {"actions": actions, "messages": messages, "reprompts": len(problems)}
+                if self.shots is not None:
+                    self._trials.append({"kept": shots.read(self.shots, completion.text, k)[2], "start": observation.step})
+                    detail["trial"] = k
+                return self._reply(completion.text, completions, detail)
             problems.append(problem)
             messages = messages + [{"role": "assistant", "content": completion.text},
                                    {"role": "user", "content": self.profile.template("feedback", default="{feedback}").replace("{feedback}", problem)}]
         return self._reply(completions[-1].text, completions, {"actions": [], "parse_error": problems[-1], "reprompts": len(problems)})
+
+    def _shots_request(self, observation: Observation) -> tuple[list[dict], int]:
+        """The world's few-shot prompt for the next trial: after a failed one, its reply and an
+        observation line (moves made, where the agent is, why it stopped) are appended."""
+        k = len(self._trials) + 1
+        if self._trials and "obs" not in self._trials[-1]:
+            last = self._trials[-1]
+            last["obs"] = shots.observation(self.shots, self.task, observation.state, k - 1,
+                                            observation.step - last["start"], observation.feedback)
+        transcript = "\n".join(f"{t['kept']}\n{t['obs']}" for t in self._trials)
+        text = shots.compose(self.shots, shots.fill(self.shots["task"], self.task), transcript)
+        system = self.system_prompt if self.system_prompt is not None else self.shots.get("system")
+        return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": text}], k
 
     # ------------------------------------------------------------ closed loop
     def act(self, observation: Observation) -> Reply:

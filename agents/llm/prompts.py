@@ -14,6 +14,27 @@ from pathlib import Path
 STRATEGIES = ("io", "cot", "react", "react-prior")
 
 
+def strategy_spec(profile, strategy: str) -> dict:
+    """The strategy's entry in the world's profile, or a clear error naming what the world has."""
+    from engine.errors import GroundplanError
+
+    strategies = profile.prompts.get("strategies") or {}
+    spec = strategies.get(strategy)
+    if not isinstance(spec, dict):
+        raise GroundplanError(f"world '{profile.world}' has no prompt strategy '{strategy}' "
+                              f"(it has: {', '.join(strategies)})")
+    mode = spec.get("mode")
+    if mode not in (None, "open", "closed"):
+        raise GroundplanError(f"strategy '{strategy}' of world '{profile.world}': mode is 'open' or 'closed', not '{mode}'")
+    trials = spec.get("trials", 1)
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+        raise GroundplanError(f"strategy '{strategy}' of world '{profile.world}': trials is a whole number >= 1, not {trials!r}")
+    if spec.get("shots") and mode != "open":
+        raise GroundplanError(f"strategy '{strategy}' of world '{profile.world}': a 'shots' prompt answers whole plans, "
+                              "so it needs mode: open")
+    return spec
+
+
 def _fill(template: str, **fields) -> str:
     for key, value in fields.items():
         template = template.replace("{" + key + "}", str(value))

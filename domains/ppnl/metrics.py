@@ -175,13 +175,18 @@ def as_dict(s: Score) -> dict:
 # ---------------------------------------------------------------- plan-eval plug-in
 def _answer_of(episode) -> list[str] | str:
     """What the agent answered, as PPNL scores it: the words it played (open loop: its plan lines,
-    including the one that broke the replay), or the unreachable declaration."""
+    including the one that broke the replay), or the unreachable declaration. With several trials
+    (ReAct) the answer is the concatenation of the executed prefixes, as the reference's: a move
+    refused in a trial was never made."""
     if episode.declaration in ("unreachable", "impossible"):
         return NOT_REACHABLE
     words = []
     for step in episode.trajectory:
-        if step.get("action") is None and step.get("answer") and "\n" in step["answer"]:
+        detail = step.get("detail") if isinstance(step.get("detail"), dict) else {}
+        if step.get("action") is None and step.get("answer") and ("\n" in step["answer"] or isinstance(detail.get("actions"), list)):
             continue  # an open-loop agent's whole reply; its lines follow one by one
+        if "trial" in step and not step.get("valid", True):
+            continue
         if step.get("action") or step.get("answer"):
             words.append(str(step.get("action") or step.get("answer")).strip().lower())
     return words

@@ -5,9 +5,14 @@ examples, one per obstacle count 1-5 plus 2 unreachable, except naive few-shot w
 with our own wording. Examples are drawn deterministically from the generator's train split
 (seed 0), so they never overlap the test sets, and their plans are the oracle's.
 
+The LLM agent reads the rendered prompts as data: `write_shots()` (run
+`python -m domains.ppnl.prompts`) writes one file per strategy into prompts/shots/, in the
+generic format of agents/llm/shots.py, and prompts.yaml points the strategies at them. A test
+regenerates them and compares, so the files cannot drift from this module or the wording.
+
     from domains.ppnl.prompts import prompt
     text = prompt("cot", problem_data)            # ends with 'Answer:' for the model to complete
-    obs, cell, done = react_observation(problem_data, cell, actions, k)   # one ReAct trial
+    obs, cell, done = react_observation(problem_data, cell, actions, k)   # reference wording, one trial
 """
 from __future__ import annotations
 
@@ -19,7 +24,11 @@ from . import text
 from .grid import follow, shortest_path
 
 HERE = Path(__file__).parent / "prompts"
+SHOTS = HERE / "shots"
 METHODS = ("naive", "action_effect", "cot", "react")
+# the strategy names of prompts.yaml -> (method, number of examples) and the file written for it
+STRATEGIES = {"io": ("naive", 5), "naive-10": ("naive", 10), "naive-15": ("naive", 15),
+              "action-effect": ("action_effect", 7), "cot": ("cot", 7), "react": ("react", 7)}
 
 
 @functools.lru_cache(maxsize=None)
@@ -27,10 +36,10 @@ def wording(name: str) -> dict:
     return json.loads((HERE / f"{name}.json").read_text(encoding="utf-8"))
 
 
-@functools.lru_cache(maxsize=4)
-def examples(seed: int = 0, reachable: int = 5, unreachable: int = 2) -> tuple:
-    """Single-goal train instances: `reachable` spread over obstacle counts 1-5 (optimal length
-    >= 4, first one in generator order), then `unreachable` ones, as tuples of dicts."""
+@functools.lru_cache(maxsize=2)
+def _pool(seed: int) -> tuple[dict, list]:
+    """The train split's single-goal candidates: reachable ones (optimal length >= 4) by obstacle
+    count, and unreachable ones, in generator order (walked once per seed: it takes most of a second)."""
     from .generate import environments, instances
 
     by_k: dict[int, list] = {}
@@ -46,6 +55,14 @@ def examples(seed: int = 0, reachable: int = 5, unreachable: int = 2) -> tuple:
                 walled.append({**inst, "plan": None})
             elif len(path) >= 4:
                 by_k.setdefault(len(inst["obstacles"]), []).append({**inst, "plan": path})
+    return by_k, walled
+
+
+@functools.lru_cache(maxsize=8)
+def examples(seed: int = 0, reachable: int = 5, unreachable: int = 2) -> tuple:
+    """Single-goal train instances: `reachable` spread over obstacle counts 1-5 (optimal length
+    >= 4, first one in generator order), then `unreachable` ones, as tuples of dicts."""
+    by_k, walled = _pool(seed)
     chosen, round_ = [], 0
     while len(chosen) < reachable:
         for k in sorted(by_k):
@@ -126,7 +143,12 @@ def answer(method: str, inst: dict) -> str:
 
 def _react_example(w, inst) -> str:
     """A first trial that goes straight (rows first, then columns); if refused, the next one plans around
-    what was seen (the agent perceives obstacles only through refusals)."""
+    what was seen (the agent perceives obstacles only through refusals). The trials run through the
+    engine and the loop's interpreter, so the observation lines read exactly like the live agent's."""
+    from agents.llm import shots
+
+    task = _example_task(inst)
+    state = task.initial_state()
     start, goal = tuple(inst["start"]), tuple(inst["goals"][0])
     dr, dc = goal[0] - start[0], goal[1] - start[1]
     straight = ["down" if dr > 0 else "up"] * abs(dr) + ["right" if dc > 0 else "left"] * abs(dc)
@@ -137,16 +159,48 @@ def _react_example(w, inst) -> str:
         lines.append(_fill(w["thought"], k=k, goal=text.cell(goal), offset=_offset(here, goal), here=text.cell(here),
                            obstacle_note=_obstacle_note(wording("cot"), inst, here) if k > 1 else "").rstrip())
         lines.append(_fill(w["act"], k=k, actions=" ".join(attempt)))
-        obs, here, done = react_observation(inst, here, attempt, k)
-        lines.append(obs)
+        state, steps, refusal = _trial(task, state, attempt)
+        here = follow(inst["size"], {tuple(o) for o in inst["obstacles"]}, here, attempt[:steps])[0][-1]
+        done = refusal is None and task.is_goal(state)
+        reason = refusal or (w["solved"] if done else w["unsolved"])
+        lines.append(shots.observation({"observation": w["observation"]}, task, state, k, steps, reason))
         if done:
             break
         k += 1
     return "\n".join(lines)
 
 
+def _example_task(inst):
+    """An engine task for one example instance (single goal), built as the generator builds problems."""
+    from engine.loader import build_problem, load_domain
+    from engine.task import Task
+
+    from .oracle import Answer
+    from .problem import header, problem
+
+    data = problem({"name": "example", "split": "train", "env": "example", "before": [], "after": [], **inst, "multi": False},
+                   Answer(True, 0, []), "prompt example")
+    merged = {**header(inst["size"], False, "example")["defaults"], **data}
+    return Task(build_problem(merged, "<ppnl prompt example>", None, load_domain(Path(__file__).with_name("domain.json"))))
+
+
+def _trial(task, state, actions):
+    """Replay actions as the loop does: (state reached, moves made, the refusal that stopped it or None)."""
+    from agents.interpret import ACTION, interpret
+    from agents.profile import profile_for
+
+    loop = profile_for(task).loop
+    for i, move in enumerate(actions):
+        decision = interpret(task, state, move, loop)
+        if decision.kind != ACTION or not decision.applicable:
+            return state, i, decision.reason or "it is not a valid action"
+        state = task.apply(state, decision.actions[0])
+    return state, len(actions), None
+
+
 def react_observation(inst: dict, here, actions, k: int):
-    """Run one ReAct trial from `here`: (observation text, cell reached, solved?)."""
+    """Run one ReAct trial from `here` in the reference executor's wording (obs_* of react.json), for
+    replaying a recorded answer outside the loop: (observation text, cell reached, solved?)."""
     w = wording("react")
     blocked = {tuple(o) for o in inst["obstacles"]}
     cells, stop = follow(inst["size"], blocked, tuple(here), list(actions))
@@ -161,17 +215,75 @@ def react_observation(inst: dict, here, actions, k: int):
     return _fill(w[key], k=k, cell=text.cell(end)), end, end == goal
 
 
-def prompt(method: str, problem: dict, shots: int = 5, seed: int = 0) -> str:
-    """The full single-goal prompt for a generated problem's data (naive: 5, 10 or 15 shots)."""
-    common = wording("common")
+def _chosen(method: str, shots: int, seed: int) -> tuple:
     if method == "naive":
-        spec = wording("naive")["shots"][str(shots)]
-        chosen = examples(seed, spec["reachable"], spec["unreachable"])
-    else:
-        chosen = examples(seed, 5, 2)
-    blocks = [common["header"]]
-    for inst in chosen:
+        counts = wording("naive")["shots"]
+        if str(shots) not in counts:
+            raise ValueError(f"naive few-shot has {', '.join(counts)} examples, not {shots}")
+        return examples(seed, counts[str(shots)]["reachable"], counts[str(shots)]["unreachable"])
+    return examples(seed, 5, 2)
+
+
+def shots_spec(method: str, shots: int = 5, seed: int = 0) -> dict:
+    """One method's prompt in the agent's generic few-shot format (see agents/llm/shots.py)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method '{method}' (choose from {', '.join(METHODS)})")
+    common, w = wording("common"), wording(method)
+    cue = common["answer_prefix"]
+    blocks = []
+    for inst in _chosen(method, shots, seed):
         nl = text.description(inst["size"], inst["obstacles"], inst["start"], inst["goals"], multi=False)
-        blocks.append(_fill(common["task"], nl=nl) + "\n" + answer(method, inst))
-    blocks.append(_fill(common["task"], nl=problem["metadata"]["nl"]) + "\n" + common["answer_prefix"])
-    return common["separator"].join(blocks)
+        worked = answer(method, inst)
+        if method == "react":  # the trace follows the cue, as the model's reply will
+            worked = f"{cue}\n{worked}"
+        blocks.append(_fill(common["task"], nl=nl) + "\n" + worked)
+    count = len(blocks)
+    spec = {
+        "about": f"PPNL {w['method']} prompt, {count} examples; generated by `python -m domains.ppnl.prompts` from "
+                 f"prompts/common.json, prompts/{method}.json and the seed-{seed} train split. Do not edit by hand.",
+        "header": common["header"],
+        "separator": common["separator"],
+        "examples": blocks,
+        "task": common["task"].replace("{nl}", "{metadata.nl}"),
+        "cue": cue,
+        "answer_after": w["read_after"],
+        "declare": [common["unreachable"].rstrip(".")],
+        "settings": {"inspect": {"header": common["multi_header"]}},
+    }
+    if method == "react":
+        spec["observation"] = w["observation"]
+    return spec
+
+
+def shots_files(seed: int = 0) -> dict:
+    """{file name under prompts/shots/: its JSON text}, one per strategy of prompts.yaml."""
+    out = {}
+    for name, (method, count) in STRATEGIES.items():
+        spec = shots_spec(method, count, seed)
+        out[f"{name}.json"] = json.dumps(spec, indent=1, ensure_ascii=False) + "\n"
+    return out
+
+
+def write_shots(folder: Path = SHOTS, seed: int = 0) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, content in shots_files(seed).items():
+        (folder / name).write_text(content, encoding="utf-8")
+        written.append(folder / name)
+    return written
+
+
+def prompt(method: str, problem: dict, shots: int = 5, seed: int = 0) -> str:
+    """The full prompt for a generated problem's data (naive: 5, 10 or 15 shots), exactly as the LLM
+    agent sends it on the first trial."""
+    from agents.llm.shots import compose
+
+    spec = shots_spec(method, shots, seed)
+    if len(problem["metadata"]["goals"]) > 1:
+        spec.update(spec["settings"]["inspect"])
+    return compose(spec, _fill(wording("common")["task"], nl=problem["metadata"]["nl"]))
+
+
+if __name__ == "__main__":
+    for path in write_shots():
+        print(f"wrote {path}")
