@@ -74,6 +74,57 @@ def _pre_atoms(task, action) -> tuple[list, list]:
     return list(task.facts.decode(action.pre_pos)), list(task.facts.decode(action.pre_neg))
 
 
+def _static_signatures(task) -> dict[tuple, list[str]]:
+    """Objects grouped by what the static facts say of them (interchangeable where equal)."""
+    about: dict[str, set] = {o: set() for o in task.problem.objects}
+    for pred, args in task.static_facts:
+        for i, x in enumerate(args):
+            if x in about:
+                about[x].add((pred, i, tuple(a if a != x else "" for a in args)))
+    groups: dict[tuple, list[str]] = {}
+    for o, facts in about.items():
+        groups.setdefault((task.problem.objects[o], tuple(sorted(facts))), []).append(o)
+    return groups
+
+
+def _replays(task, old, rename) -> int:
+    """How many steps of the old plan, renamed, apply in turn from the initial state (n: all, goal reached)."""
+    state = task.initial_state()
+    for j, a in enumerate(old):
+        mine = task.ground_action(a.schema.name, tuple(rename.get(x, x) for x in a.args))
+        if mine is None or not task.is_applicable(state, mine):
+            return j
+        state = task.successor(state, mine)
+    return len(old) + (1 if task.is_goal(state) else 0)
+
+
+def _renaming(task, old, signature) -> dict:
+    """Swaps of interchangeable objects that let the old plan replay further (hill climbing).
+
+    Where the first blocked step names an object (a table now holding a distractor), the same
+    plan with that object swapped for an equal one (another table) may run on."""
+    signature_of = {o: sig for sig, members in signature.items() for o in members}
+    rename: dict[str, str] = {}
+    reached = _replays(task, old, rename)
+    while reached < len(old):
+        blocked, best = old[reached], None
+        for x in blocked.args:
+            here = rename.get(x, x)
+            for other in signature.get(signature_of.get(here), ()):
+                if other == here:
+                    continue
+                inverse = {v: k for k, v in rename.items()}
+                trial = dict(rename)
+                trial[inverse.get(here, here)], trial[inverse.get(other, other)] = other, here
+                far = _replays(task, old, trial)
+                if far > reached and (best is None or far > best[0]):
+                    best = (far, trial)
+        if best is None:
+            break
+        reached, rename = best
+    return rename
+
+
 def repair(task, source, plan: list[str], search, time_limit: float | None = None,
            planner: str = "plan repair") -> PlanResult:
     """Reuse a plan of a similar task (`source`): run its steps, replanning where one is blocked.
@@ -110,8 +161,15 @@ def repair(task, source, plan: list[str], search, time_limit: float | None = Non
             produced_at[atom] = j
         before = after
     objects = set(task.problem.objects)
+    signature = _static_signatures(task)
+    rename: dict[str, str] = {}  # old plan's object -> this task's object (a permutation)
     state = task.initial_state()
     actions, expanded, generated, skipped = [], 0, 0, 0
+
+    def mapped(args):
+        return tuple(rename.get(x, x) for x in args)
+
+    rename.update(_renaming(task, old, signature))
 
     def leg(goal) -> bool:
         nonlocal state, expanded, generated
@@ -131,16 +189,17 @@ def repair(task, source, plan: list[str], search, time_limit: float | None = Non
     for j, a in enumerate(old):
         if task.is_goal(state):
             break
-        if not set(a.args) <= objects:
+        if not set(mapped(a.args)) <= objects:
             skipped += 1
             continue
-        mine = task.ground_action(a.schema.name, a.args)
+        mine = task.ground_action(a.schema.name, mapped(a.args))
         if mine is None:
             skipped += 1
             continue
         if not task.is_applicable(state, mine):
             pos, neg = _pre_atoms(task, mine)
-            keep = [p for p in protect[j] if set(p[1]) <= objects and task.atom_holds(state, p[0], p[1])]
+            keep = [(p, mapped(args)) for p, args in protect[j]]
+            keep = [p for p in keep if set(p[1]) <= objects and task.atom_holds(state, p[0], p[1])]
             parts = [m.Atom(p, args) for p, args in set(pos) | set(keep)] + [m.Not(m.Atom(p, args)) for p, args in neg]
             if not leg(m.And(tuple(parts))) or not task.is_applicable(state, mine):
                 skipped += 1

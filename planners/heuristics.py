@@ -130,7 +130,7 @@ class _Relaxed:
         r = self.relaxation(state)
         if r.goal_unreachable:
             return math.inf
-        return self.evaluate(r, r.initial_facts(state), r.schedule(state))
+        return self.evaluate(r, r.initial_facts(state), r.schedule(state, paused=self.admissible))
 
     def from_bits(self, bits: int):
         if self.r.goal_unreachable:
@@ -255,6 +255,8 @@ class HFF(_Relaxed):
 
     name = "hff"
 
+    goal_deletion = True  # count goal facts the relaxed plan deletes and does not re-add
+
     def __init__(self, relaxation: Relaxation):
         super().__init__(relaxation)
         self.preferred: set = set()  # ground actions of the last relaxed plan applicable in its state
@@ -277,11 +279,20 @@ class HFF(_Relaxed):
                 continue
             chosen.add(action)
             stack.extend(f for f in r.pre_lists[action] if not reached >> f & 1)
+        deleted = added = 0
         for i in chosen:
             relaxed = r.actions[i]
-            if relaxed.source is not None and relaxed.pre_pos & ~reached == 0:
-                self.preferred.add(relaxed.source.index)
-        return sum(r.actions[i].cost for i in chosen)
+            added |= relaxed.add
+            if relaxed.source is not None:
+                deleted |= relaxed.source.effect.delete
+                if relaxed.pre_pos & ~reached == 0:
+                    self.preferred.add(relaxed.source.index)
+        value = sum(r.actions[i].cost for i in chosen)
+        if self.goal_deletion:
+            # a relaxed plan that must destroy a goal fact and never restores it (unstacking what
+            # sits on the bread that has to end on top) is further off than its length says
+            value += (deleted & best & ~added).bit_count()
+        return value
 
 
 def _propagate(r: Relaxation, reached: int, combine, schedule=None):

@@ -412,15 +412,30 @@ class Relaxation:
                 bits |= self.counter_fact(index, level)
         return bits
 
-    def schedule(self, state) -> dict[int, int]:
-        """Facts running timers will add, by the step they can complete at the earliest."""
+    def schedule(self, state, paused: bool = True) -> dict[int, int]:
+        """Facts running timers will add, by the step they can complete at the earliest.
+
+        paused=False leaves out the timers whose condition does not hold now (a patty lifted off
+        the stove): their completion then needs the condition again, as the relaxed timer
+        actions say, so a relaxed plan puts the patty back instead of counting it as cooking.
+        That charges the full duration rather than what remains, so it is for the inadmissible
+        estimates (h_add, h_FF); the admissible ones keep every started timer scheduled."""
         out: dict[int, int] = {}
         if not self.time_aware:
             return out
+        bits = None
         for tid, remaining in state.timers:
             due = self.timer_due.get(tid)
-            if due:  # pauses can only delay it: due after `remaining` more steps at the earliest
-                out[remaining] = out.get(remaining, 0) | due
+            if not due:
+                continue
+            if not paused:
+                if bits is None:
+                    bits = self.task.bits(state)
+                condition = self.task.compiled_timer(self.universe, tid).condition
+                if condition is False or (isinstance(condition, Condition) and not condition.holds(state, bits)):
+                    continue
+            # pauses can only delay it: due after `remaining` more steps at the earliest
+            out[remaining] = out.get(remaining, 0) | due
         return out
 
     def goal_reached(self, reached: int) -> bool:

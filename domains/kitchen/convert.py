@@ -22,6 +22,8 @@ import json
 import sys
 from pathlib import Path
 
+from domains.kitchen.horizons import stamp
+
 STATIONS = ("table", "stove", "board", "fryer", "sink")
 ITEMS = ("topbun", "bottombun", "bread", "lettuce", "onion", "tomato", "patty", "chicken", "cheese", "potato")
 CONTAINERS = ("pot", "bowl")
@@ -211,6 +213,8 @@ def main(argv=None) -> int:
                               "training" if train else task_set)
             if task_set == "multiagent":
                 problem["agents"] = {"mode": "turns"}
+            elif not train:
+                stamp(problem, task_set, number)  # the reference's step cap, ceil(1.5 x paper horizon)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(problem, indent=1) + "\n")
             written += 1

@@ -17,11 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-# Robotouille paper, Table 3 (horizons "h"), tasks 1..10
-PAPER_HORIZON = {
-    "sync": [10, 14, 24, 10, 15, 23, 36, 44, 63, 57],
-    "async": [21, 27, 37, 42, 46, 19, 42, 46, 68, 82],
-}
+from domains.kitchen.horizons import PAPER_HORIZON  # noqa: E402  (the paper's Table 3)
 
 
 def main(argv=None) -> int:

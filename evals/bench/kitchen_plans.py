@@ -3,6 +3,7 @@
     python evals/bench/kitchen_plans.py find     [--time-limit 20] [--sets ...]   # problems without a plan
     python evals/bench/kitchen_plans.py repair   [--time-limit 20]                # instances: the base plan, repaired
     python evals/bench/kitchen_plans.py serial   [--time-limit 20]                # turn-based: serial plan, scheduled
+    python evals/bench/kitchen_plans.py prove    [--time-limit 60] [--sets ...]   # A*: optimum or a higher lower bound
     python evals/bench/kitchen_plans.py improve  [--time-limit 30] [--sets ...]   # every unproven problem
 
 `find` tries, in order: the base task's stored plan replayed on the instance (instances are the
@@ -183,6 +184,23 @@ def repair_phase(path: Path, limit: float, log) -> None:
     try_repair(path, Task.load(path), limit, log)
 
 
+def prove(path: Path, limit: float, log) -> None:
+    """A* with max(h_max, LM-cut): an optimum when it finishes, else a higher proven lower bound."""
+    from engine import Task
+    from planners import solve
+    from planners.cli import store_result
+
+    task = Task.load(path)
+    result = solve(task, planner="astar", heuristic="max(hmax,lmcut)", time_limit=limit)
+    log(f"  astar: {result.status} cost {result.cost} bound {result.lower_bound} expanded {result.expanded} "
+        f"{result.seconds:.1f} s")
+    before = entry(path)
+    store_result(str(path), result)
+    after = entry(path)
+    log(f"  stored: {'proven ' + str(after.get('cost')) if proven(after) else 'bounds ' + str(after.get('lower_bound')) + '..' + str(after.get('upper_bound'))}"
+        f" (was {before.get('lower_bound')}..{known_cost(before)})")
+
+
 def serial(path: Path, limit: float, log) -> None:
     from engine import Task
 
@@ -216,7 +234,7 @@ def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("phase", choices=("find", "repair", "serial", "improve"))
+    parser.add_argument("phase", choices=("find", "repair", "serial", "improve", "prove"))
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per search")
     parser.add_argument("--sets", nargs="*", default=["sync", "async", "multiagent", "train"])
     parser.add_argument("--match", default="", help="only files whose path contains this")
@@ -244,7 +262,7 @@ def main(argv=None) -> int:
             continue
         log(f"{path.relative_to(ROOT)} ({time.perf_counter() - began:.0f} s)")
         try:
-            {"find": find, "repair": repair_phase, "serial": serial, "improve": improve}[args.phase](path, args.time_limit, log)
+            {"find": find, "repair": repair_phase, "serial": serial, "improve": improve, "prove": prove}[args.phase](path, args.time_limit, log)
         except Exception as exc:  # one problem's failure must not stop the batch
             log(f"  ! {type(exc).__name__}: {exc}")
     return 0
