@@ -17,12 +17,17 @@ from .relaxation import goal_groups
 from .result import SOLVED_SATISFICING, TIMEOUT, PlanResult
 
 
-def legs(task) -> list | None:
-    """The goals of the agenda's legs (model formulas), or None when the goal does not split."""
+def legs(task, reverse: bool = False) -> list | None:
+    """The goals of the agenda's legs (model formulas), or None when the goal does not split.
+
+    reverse: serve the parts last to first (an early part can spoil a later one in one order
+    and not in the other: a soup's vegetable parked on the sandwich)."""
     groups, cross, params, find = goal_groups(task.goal.goal)
     if groups is None:
         return None
     order = [k for k in groups if k is not None]
+    if reverse:
+        order.reverse()
     ground = groups.get(None, [])
     out = []
     for n in range(1, len(order) + 1):
@@ -34,9 +39,10 @@ def legs(task) -> list | None:
     return out
 
 
-def solve_agenda(task, search, time_limit: float | None = None, planner: str = "agenda") -> PlanResult:
+def solve_agenda(task, search, time_limit: float | None = None, planner: str = "agenda",
+                 reverse: bool = False) -> PlanResult:
     """`search(task, start, time_limit) -> PlanResult` solves each leg from where the last ended."""
-    goals = legs(task)
+    goals = legs(task, reverse)
     began = time.perf_counter()
     if goals is None:
         return search(task, None, time_limit)

@@ -214,7 +214,7 @@ def main(argv=None) -> int:
             if task_set == "multiagent":
                 problem["agents"] = {"mode": "turns"}
             elif not train:
-                stamp(problem, task_set, number)  # the reference's step cap, ceil(1.5 x paper horizon)
+                stamp(problem, task_set, number)  # the paper's horizon and the reference's step cap
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(problem, indent=1) + "\n")
             written += 1

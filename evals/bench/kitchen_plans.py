@@ -116,10 +116,12 @@ def search_plan(task, limit: float, log):
     def leg(sub, start, left):
         return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=5)
 
-    result = solve_agenda(task, leg, time_limit=limit * 0.4)
-    log(f"  agenda: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s {result.reason}")
-    if result.solved:
-        return result.actions, "goal agenda + explore w=5"
+    for reverse in (False, True):
+        result = solve_agenda(task, leg, time_limit=limit * 0.2, reverse=reverse)
+        log(f"  agenda{' reversed' if reverse else ''}: {result.status} cost {result.cost} expanded {result.expanded} "
+            f"{result.seconds:.1f} s {result.reason}")
+        if result.solved:
+            return result.actions, "goal agenda" + (" (parts reversed)" if reverse else "") + " + explore w=5"
     return None
 
 
