@@ -17,17 +17,22 @@ from .relaxation import goal_groups
 from .result import SOLVED_SATISFICING, TIMEOUT, PlanResult
 
 
-def legs(task, reverse: bool = False) -> list | None:
+def parts(task) -> int:
+    """How many independent parts (dishes) the goal splits into (1 when it does not split)."""
+    groups = goal_groups(task.goal.goal)[0]
+    return 1 if groups is None else len([k for k in groups if k is not None])
+
+
+def legs(task, order: tuple[int, ...] | None = None) -> list | None:
     """The goals of the agenda's legs (model formulas), or None when the goal does not split.
 
-    reverse: serve the parts last to first (an early part can spoil a later one in one order
-    and not in the other: a soup's vegetable parked on the sandwich)."""
+    order: a permutation of the parts (default: as written). An early part can spoil a later one
+    in one order and not in another (a soup's vegetable parked on the sandwich)."""
     groups, cross, params, find = goal_groups(task.goal.goal)
     if groups is None:
         return None
-    order = [k for k in groups if k is not None]
-    if reverse:
-        order.reverse()
+    order = [k for k in groups if k is not None] if order is None else [
+        [k for k in groups if k is not None][i] for i in order]
     ground = groups.get(None, [])
     out = []
     for n in range(1, len(order) + 1):
@@ -40,9 +45,9 @@ def legs(task, reverse: bool = False) -> list | None:
 
 
 def solve_agenda(task, search, time_limit: float | None = None, planner: str = "agenda",
-                 reverse: bool = False) -> PlanResult:
+                 order: tuple[int, ...] | None = None) -> PlanResult:
     """`search(task, start, time_limit) -> PlanResult` solves each leg from where the last ended."""
-    goals = legs(task, reverse)
+    goals = legs(task, order)
     began = time.perf_counter()
     if goals is None:
         return search(task, None, time_limit)

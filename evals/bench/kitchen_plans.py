@@ -23,6 +23,7 @@ plan is replayed by the interpreter and shortened by action elimination before `
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -103,7 +104,7 @@ def transfer(path: Path, task, log):
 def search_plan(task, limit: float, log):
     """(ground actions, method) of a plan found within `limit` seconds, or None."""
     from planners import heuristics as H
-    from planners.agenda import solve_agenda
+    from planners.agenda import parts, solve_agenda
     from planners.explore import explore
 
     # weighted first: g bounds how far a deceived greedy search digs below a bad stacking
@@ -116,12 +117,15 @@ def search_plan(task, limit: float, log):
     def leg(sub, start, left):
         return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=5)
 
-    for reverse in (False, True):
-        result = solve_agenda(task, leg, time_limit=limit * 0.2, reverse=reverse)
-        log(f"  agenda{' reversed' if reverse else ''}: {result.status} cost {result.cost} expanded {result.expanded} "
+    n = parts(task)
+    orders = [tuple(range(n)), tuple(reversed(range(n)))]  # as written and reversed, then the rest
+    orders += [p for p in itertools.permutations(range(n)) if p not in orders] if n <= 3 else []
+    for order in orders[:1] if n == 1 else orders:
+        result = solve_agenda(task, leg, time_limit=limit * 0.4 / min(len(orders), 2), order=order)
+        log(f"  agenda {order}: {result.status} cost {result.cost} expanded {result.expanded} "
             f"{result.seconds:.1f} s {result.reason}")
         if result.solved:
-            return result.actions, "goal agenda" + (" (parts reversed)" if reverse else "") + " + explore w=5"
+            return result.actions, f"goal agenda (parts in order {order}) + explore w=5"
     return None
 
 
