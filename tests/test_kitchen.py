@@ -189,3 +189,18 @@ def test_observation_as_the_reference_shows_it():
     assert actions == [a.text for a in t.applicable(t.initial_state())] and "Do nothing" in actions
     assert text.endswith("Goal: Prepare a cheese sandwich on a table")
     assert "cuts-done" not in text and "cooking on" not in text  # timers and counters stay hidden
+
+
+def test_every_sync_and_async_problem_records_the_reference_step_cap():
+    """The spec's caps, ceil(1.5 x the paper's horizon), recorded beside the horizon itself."""
+    import glob
+    import json
+
+    caps = {"sync": [15, 21, 36, 15, 23, 35, 54, 66, 95, 86], "async": [32, 41, 56, 63, 69, 29, 63, 69, 102, 123]}
+    for task_set, row in caps.items():
+        paths = glob.glob(f"problems/{task_set}/*.json") + glob.glob(f"domains/kitchen/tasks/{task_set}/*.json")
+        assert len(paths) == 110
+        for path in paths:
+            meta = json.load(open(path))["metadata"]
+            number = int(path.rsplit("/", 1)[1][:2])
+            assert meta["reference_max_steps"] == row[number - 1], path
