@@ -1,7 +1,15 @@
-"""The agents that need no model: the oracle, the seeded random baseline and plan replay.
+"""The agents that need no model: the oracle, the seeded random baseline, plan replay and a
+world's own baselines.
 
 They answer in text like any other agent, so their episodes go through the same parser,
 feedback and accounting as an LLM's and the numbers are comparable.
+
+A world may publish baselines of its own (the reference heuristics of its paper) in
+`domains/<world>/baselines.py`: a mapping `BASELINES` whose keys are the baselines' names, and
+`baseline_plan(name, task, seed) -> list[str]`, the open-loop plan (action texts) of that
+baseline for one problem. `WorldBaselineAgent` (`--agent baseline:NAME`) answers with that plan;
+the seed is the episode's, derived from the run seed and the episode id, so the plans do not
+depend on `--workers` or on the order episodes run in.
 """
 from __future__ import annotations
 
@@ -136,3 +144,65 @@ class ReplayAgent(Agent):
 
     def config(self) -> dict:
         return {"agent": self.name, "mode": self.mode, "plans": str(self.plans)}
+
+
+def world_baselines(world: str):
+    """The `domains.<world>.baselines` module, or None when the world has none.
+
+    Looked up by the domain's name, as the metrics plug-ins are (`evals.metrics.plugin`)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"domains.{world}.baselines")
+    except ModuleNotFoundError as exc:
+        if exc.name in (f"domains.{world}.baselines", f"domains.{world}", "domains"):
+            return None
+        raise
+    except ValueError:  # a world name that cannot be a module name (e.g. empty)
+        return None
+    return module if isinstance(getattr(module, "BASELINES", None), dict) and hasattr(module, "baseline_plan") else None
+
+
+def baseline_names(world: str) -> list[str]:
+    module = world_baselines(world)
+    return sorted(module.BASELINES) if module is not None else []
+
+
+def check_baseline(world: str, name: str) -> None:
+    """Raise a GroundplanError naming the world's baselines unless `name` is one of them."""
+    from engine.errors import GroundplanError, did_you_mean
+
+    names = baseline_names(world)
+    if not names:
+        raise GroundplanError(f"the world '{world}' has no baselines of its own (domains/{world}/baselines.py with "
+                              "BASELINES and baseline_plan): use --agent random or --agent oracle")
+    if name not in names:
+        hint = did_you_mean(name, names)
+        raise GroundplanError(f"the world '{world}' has no baseline '{name}'" + (f" ({hint})" if hint else "")
+                              + f"; its baselines: {', '.join(names)} (--agent baseline:NAME)")
+
+
+class WorldBaselineAgent(Agent):
+    """A world's own baseline as an open-loop agent: one answer holding the baseline's whole plan.
+
+    The plan comes from `domains/<world>/baselines.py` (see the module's docstring), seeded by the
+    episode seed (0 when run without one, so a plan is always reproducible)."""
+
+    mode = "open"
+
+    def __init__(self, baseline: str):
+        self.baseline = baseline
+        self.name = f"baseline:{baseline}"
+
+    def reset(self, task, seed=None) -> None:
+        super().reset(task, seed)
+        check_baseline(task.domain.name, self.baseline)
+        self._module = world_baselines(task.domain.name)
+
+    def plan(self, observation: Observation) -> Reply:
+        seed = 0 if self.seed is None else self.seed
+        lines = [str(word) for word in self._module.baseline_plan(self.baseline, self.task, seed)]
+        return Reply("\n".join(lines), detail={"actions": lines})
+
+    def config(self) -> dict:
+        return {"agent": self.name, "mode": self.mode, "baseline": self.baseline}

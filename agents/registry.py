@@ -1,7 +1,12 @@
-"""Agents by name, for the command line and plan-eval."""
+"""Agents by name, for the command line and plan-eval.
+
+`baseline:NAME` names one of a world's own baselines (`domains/<world>/baselines.py`, e.g.
+`baseline:greedy` for GRASP); whether the world has it is known only once the problem is, so
+plan-eval checks it against the worlds of its problems before running anything.
+"""
 from __future__ import annotations
 
-AGENTS = ("oracle", "random", "replay", "human", "llm")
+AGENTS = ("oracle", "random", "replay", "human", "llm", "baseline:NAME")
 
 
 def make_agent(name: str, **options):
@@ -32,6 +37,16 @@ def make_agent(name: str, **options):
         from .llm.agent import LLMAgent
 
         return LLMAgent(**options)
+    if name == "baseline" or name.startswith("baseline:"):
+        from .baselines import WorldBaselineAgent
+
+        options = dict(options)
+        which = name.partition(":")[2] or options.pop("baseline", None)
+        if not which:
+            raise GroundplanError("name the world's baseline: baseline:NAME (e.g. baseline:greedy for GRASP)")
+        if options:
+            raise GroundplanError(f"a world's baseline takes no options (got {', '.join(options)})")
+        return WorldBaselineAgent(which)
     from engine.errors import did_you_mean
 
     hint = did_you_mean(name, AGENTS)

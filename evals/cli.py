@@ -2,6 +2,7 @@
 
     plan-eval problems/async/*.json                      # oracle and random side by side
     plan-eval problems/sync/*.json --agent llm --model openai/gpt-4o-mini --strategy react --workers 4
+    plan-eval problems/grasp/*.jsonl --agent baseline:greedy --agent baseline:random-walk --workers 2
     plan-eval problems/async/*.json --out runs/a --resume  # continue an interrupted run
     plan-eval report runs/a [runs/b]                       # rebuild the tables, or compare two runs
 
@@ -19,6 +20,29 @@ import click
 from engine.cli import handles_errors
 
 FORMATS = ("table", "json", "csv")
+AGENT_NAMES = ("oracle", "random", "replay", "llm")
+
+
+class AgentName(click.ParamType):
+    """oracle, random, replay, llm, or baseline:NAME (a world's own baseline, checked against the
+    worlds of the problems once they are read)."""
+
+    name = "agent"
+
+    def get_metavar(self, param, *args, **kwargs) -> str:
+        return "[" + "|".join(AGENT_NAMES) + "|baseline:NAME]"
+
+    def convert(self, value, param, ctx):
+        kind, colon, which = str(value).partition(":")
+        if value in AGENT_NAMES or (kind == "baseline" and colon and which.strip()):
+            return value
+        if kind == "baseline":
+            self.fail("name the world's baseline after 'baseline:', e.g. baseline:greedy", param, ctx)
+        from engine.errors import did_you_mean
+
+        hint = did_you_mean(value, [*AGENT_NAMES, "baseline:NAME"])
+        self.fail(f"'{value}' is not an agent" + (f" ({hint})" if hint else "") + ": choose from "
+                  + ", ".join(AGENT_NAMES) + ", or baseline:NAME (a world's own baseline, e.g. baseline:greedy)", param, ctx)
 
 
 def _emit(summary: dict, fmt: str, folder: Path | None) -> None:
@@ -44,8 +68,10 @@ def _write_summaries(folder: Path, summary: dict) -> None:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("problems", nargs=-1, required=True)
-@click.option("--agent", "agents", multiple=True, type=click.Choice(["oracle", "random", "replay", "llm"]),
-              help="Repeat for several; default: oracle and random side by side.")
+@click.option("--agent", "agents", multiple=True, type=AgentName(),
+              help="Repeat for several; default: oracle and random side by side. baseline:NAME runs a world's own "
+                   "baseline from domains/<world>/baselines.py (GRASP: baseline:greedy, baseline:random-walk), "
+                   "seeded by the episode seed.")
 @click.option("--model", help="litellm model string for --agent llm, e.g. openai/gpt-4o-mini or ollama/llama3.")
 @click.option("--strategy", type=click.Choice(["io", "cot", "react", "react-prior"]), default="react", show_default=True)
 @click.option("--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")

@@ -3,6 +3,10 @@
 Every episode has an id (agent label and problem reference) and a seed derived from the run's
 seed and that id, never from the order of execution, so `--workers 1` and `--workers 8` give
 the same episodes, and `--resume` can skip what is already written.
+
+Jobs go to the workers problem by problem (every agent's episode of one problem in one batch), so
+a problem is loaded and grounded once per worker however many agents are compared: grounding is
+most of an episode's time in worlds of many small problems (GRASP: about 28 of 32 ms).
 """
 from __future__ import annotations
 
@@ -29,11 +33,15 @@ class AgentSpec:
 
 
 def agent_specs(names, model=None, strategy="react", plans=None, api_base=None, llm_options=None) -> list[AgentSpec]:
+    """One spec per distinct agent named (`baseline:NAME` is the world baseline NAME)."""
     specs = []
-    for name in names:
+    for name in dict.fromkeys(names):
         options = {}
         label = name
-        if name == "llm":
+        if name.startswith("baseline:"):
+            options = {"baseline": name.partition(":")[2]}
+            name = "baseline"
+        elif name == "llm":
             if not model:
                 from engine.errors import GroundplanError
 
@@ -96,6 +104,18 @@ def _task(ref: str):
     return Task.load(ref)
 
 
+def steps_to_go_time(task, settings: Settings) -> float | None:
+    """The run's budget for proving a failure's steps-to-go, or 0 when the world's metrics plug-in
+    says the measure does not apply to it (`STEPS_TO_GO = False`: GRASP, whose episodes end at a
+    fixed budget and are ranked by score; there the search cost about 0.5 s per failed episode)."""
+    from .metrics import plugin
+
+    module = plugin(task.domain.name)
+    if module is not None and getattr(module, "STEPS_TO_GO", True) is False:
+        return 0
+    return settings.steps_to_go_time
+
+
 def run_job(job: tuple) -> dict:
     """One episode (in a worker process or thread): a line for episodes.jsonl, or a load error."""
     ref, spec, settings = job
@@ -112,18 +132,44 @@ def run_job(job: tuple) -> dict:
     seed = episode_seed(settings.seed, spec.label, ref)
     limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds)
     episode = run_episode(task, spec.make(), limits, seed=seed, record_observations=settings.record_observations)
-    row = episode_row(task, episode, settings.steps_to_go_time)
+    row = episode_row(task, episode, steps_to_go_time(task, settings))
     row.update(id=eid, problem_ref=ref, problem_set=problem_set(ref), difficulty=difficulty(task), agent_label=spec.label,
                seed=seed, world=task.domain.name)
     return row
 
 
-def run_batch(jobs: list) -> list[dict]:
-    """Jobs of one worker process, run by threads (for LLM agents, whose time is spent waiting)."""
-    if len(jobs) == 1:
-        return [run_job(jobs[0])]
-    with ThreadPoolExecutor(len(jobs)) as pool:
+def run_batch(jobs: list, threads: int = 1) -> list[dict]:
+    """Jobs of one worker process: one after the other, or by `threads` threads (for LLM agents,
+    whose time is spent waiting)."""
+    if threads <= 1 or len(jobs) == 1:
+        return [run_job(job) for job in jobs]
+    with ThreadPoolExecutor(min(threads, len(jobs))) as pool:
         return list(pool.map(run_job, jobs))
+
+
+def batches(jobs: list, concurrency: int = 1, workers: int = 1) -> list[list]:
+    """Jobs in batches of `concurrency` (threads in one worker), whole problems together when
+    run one at a time, so each worker grounds a problem once for all the agents compared (unless
+    there are fewer problems than workers, which would then sit idle)."""
+    if concurrency > 1 or len({job[0] for job in jobs}) < workers:
+        return [jobs[i:i + concurrency] for i in range(0, len(jobs), concurrency)]
+    out: list[list] = []
+    for job in jobs:
+        if out and out[-1][0][0] == job[0]:
+            out[-1].append(job)
+        else:
+            out.append([job])
+    return out
+
+
+def check_agents(specs: list[AgentSpec], worlds) -> None:
+    """Refuse, before anything runs, a world baseline that some world of the run does not have."""
+    from agents.baselines import check_baseline
+
+    for spec in specs:
+        if spec.name == "baseline":
+            for world in sorted(worlds):
+                check_baseline(world, dict(spec.options)["baseline"])
 
 
 @dataclass
@@ -205,8 +251,9 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
     """Run every (agent, problem) episode not yet in `folder`; returns (episode rows, load errors)."""
     from engine.errors import GroundplanError
 
-    folder.mkdir(parents=True, exist_ok=True)
     new = manifest(folder, refs, specs, settings)
+    check_agents(specs, new["domains"])
+    folder.mkdir(parents=True, exist_ok=True)
     old_path = folder / store.MANIFEST
     if old_path.exists() and (folder / store.EPISODES).exists() and store.read_episodes(folder):
         import json
@@ -219,16 +266,15 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
                                   "choose another --out")
     store.write_json(old_path, new)
     done = {row["id"] for row in store.read_episodes(folder, repair=True)}
-    jobs = [(ref, spec, settings) for spec in specs for ref in refs if episode_id(spec.label, ref) not in done]
+    jobs = [(ref, spec, settings) for ref in refs for spec in specs if episode_id(spec.label, ref) not in done]
     progress = Progress(len(jobs))
     writer = store.EpisodeWriter(folder)
     errors: list[dict] = []
-    chunk = max(1, concurrency)
-    batches = [jobs[i:i + chunk] for i in range(0, len(jobs), chunk)]
+    threads = max(1, concurrency)
     try:
         if workers <= 1:
-            for batch in batches:
-                for row in run_batch(batch):
+            for batch in batches(jobs, threads):
+                for row in run_batch(batch, threads):
                     _take(row, writer, progress, errors)
         else:
             import multiprocessing
@@ -236,9 +282,8 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
             context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
             with ProcessPoolExecutor(workers, mp_context=context) as pool:
                 pending = set()
-                queue = iter(batches)
-                for batch in queue:  # keep at most 2 batches per worker in flight
-                    pending.add(pool.submit(run_batch, batch))
+                for batch in batches(jobs, threads, workers):  # keep at most 2 batches per worker in flight
+                    pending.add(pool.submit(run_batch, batch, threads))
                     if len(pending) >= 2 * workers:
                         finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                         for future in finished:
@@ -250,7 +295,8 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
     finally:
         writer.close()
         progress.close()
-    rows = [r for r in store.read_episodes(folder) if r["id"] in {episode_id(s.label, ref) for s in specs for ref in refs}]
+    wanted = {episode_id(s.label, ref) for s in specs for ref in refs}  # once: inside the filter it cost O(rows x refs)
+    rows = [r for r in store.read_episodes(folder) if r["id"] in wanted]
     return rows, errors
 
 

@@ -146,3 +146,29 @@ def test_world_metric_plug_ins_reach_the_summary(tmp_path):
     assert oracle["grasp_ratio_to_optimum"] == 1.0 and oracle["grasp_score"] > 0
     assert by[("random", "inner_cluster_free")]["grasp_length"] <= 20  # GRASP's fixed budget
     assert by[("oracle", "single_5x5")]["ppnl_optimal"] == 1.0
+
+
+def test_every_agent_of_a_problem_runs_in_one_batch_so_it_is_grounded_once():
+    from evals.run import agent_specs, batches
+
+    specs = agent_specs(["oracle", "random", "baseline:greedy", "oracle"])
+    assert [s.label for s in specs] == ["oracle", "random", "baseline:greedy"]  # a repeated agent runs once
+    jobs = [(ref, spec, None) for ref in ("a", "b") for spec in specs]
+    assert [[job[0] for job in batch] for batch in batches(jobs)] == [["a"] * 3, ["b"] * 3]
+    assert [len(batch) for batch in batches(jobs, concurrency=4)] == [4, 2]  # threads: as many jobs as asked
+    assert len(batches(jobs, workers=4)) == 6  # fewer problems than workers: spread the agents out instead
+
+
+def test_a_world_can_opt_out_of_steps_to_go_and_the_help_names_world_baselines(tmp_path):
+    """GRASP's plug-in sets STEPS_TO_GO = False: its failures are not sent to the oracle, whatever
+    --steps-to-go-time says (the kitchen's still are, see the default run above)."""
+    from engine import problemsets
+
+    grasp = "problems/grasp/inner_cluster_free.jsonl"
+    refs = [f"{grasp}#{n}" for n in problemsets.names(grasp)[:4]]
+    code, _ = _invoke(run, refs + ["--agent", "random", "--out", str(tmp_path / "r"), "--steps-to-go-time", "30"])
+    assert code == 0
+    rows = [json.loads(x) for x in (tmp_path / "r" / "episodes.jsonl").read_text().splitlines()]
+    assert any(not r["success"] for r in rows) and not any("steps_to_go" in r for r in rows)
+    code, out = _invoke(run, ["--help"])
+    assert code == 0 and "baseline:NAME" in out and "baseline:greedy" in out

@@ -16,13 +16,17 @@ gives the same plan.
 
 `planning="legacy"` plans the greedy with the reference's broken mover of 2024 (diagonal moves do
 nothing), which is how its stored mu2 answers behind Table 2 were made.
+
+`baseline_plan(name, task, seed)` is the hook plan-eval's `--agent baseline:NAME` calls (see
+agents/baselines.py): the same functions, on the grid and rules read from the loaded problem.
 """
 from __future__ import annotations
 
 import random
 from collections import deque
 
-from .grid import BUDGET, DIAGONAL, DIRECTIONS, OPPOSITE, Grid, move_names
+from .grid import BUDGET, DIAGONAL, DIRECTIONS, OPPOSITE, Grid, from_problem, move_names
+from .grid import rules as rules_of
 
 WALK_LENGTH = 6
 
@@ -102,3 +106,10 @@ def greedy(grid: Grid, rules: dict, seed: int, planning: str = "corrected") -> l
 
 
 BASELINES = {"random-walk": random_walk, "greedy": greedy}
+
+
+def baseline_plan(name: str, task, seed: int) -> list[str]:
+    """The plan of baseline `name` for a loaded GRASP problem (corrected planning, as the paper's
+    agents are evaluated here), exactly what `BASELINES[name](grid, rules, seed)` returns."""
+    data = task.problem.raw
+    return BASELINES[name](from_problem(data), rules_of(data), seed)
