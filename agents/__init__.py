@@ -3,7 +3,7 @@
     from agents import make_agent, run_episode
     from engine import Task
     task = Task.load("problems/async/01_cheese_chicken_sandwich_s42.json")
-    episode = run_episode(task, make_agent("random", seed=1))
+    episode = run_episode(task, make_agent("random"), seed=1)  # the episode seeds the agent
     episode.success, episode.steps, episode.trajectory[0]["observation"]
 
 Agents: oracle, random, replay, human, llm (see `AGENTS`). The loop (`agents.loop`) is the

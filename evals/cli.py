@@ -73,7 +73,9 @@ def _write_summaries(folder: Path, summary: dict) -> None:
                    "baseline from domains/<world>/baselines.py (GRASP: baseline:greedy, baseline:random-walk), "
                    "seeded by the episode seed.")
 @click.option("--model", help="litellm model string for --agent llm, e.g. openai/gpt-4o-mini or ollama/llama3.")
-@click.option("--strategy", type=click.Choice(["io", "cot", "react", "react-prior"]), default="react", show_default=True)
+@click.option("--strategy", default="react", show_default=True,
+              help="prompt strategy of the llm agent: io, cot, react, react-prior, or one a world adds "
+                   "(PPNL: naive-10, naive-15, action-effect); an unknown name is refused before the run")
 @click.option("--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
 @click.option("--temperature", type=float, default=None, help="LLM sampling temperature (default 0.7, as Robotouille).")
 @click.option("--plans", type=click.Path(exists=True), help="Plan file or folder for --agent replay.")

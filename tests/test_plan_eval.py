@@ -172,3 +172,15 @@ def test_a_world_can_opt_out_of_steps_to_go_and_the_help_names_world_baselines(t
     assert any(not r["success"] for r in rows) and not any("steps_to_go" in r for r in rows)
     code, out = _invoke(run, ["--help"])
     assert code == 0 and "baseline:NAME" in out and "baseline:greedy" in out
+
+
+def test_a_world_strategy_is_accepted_and_an_unknown_one_refused_before_the_run(tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(run, ["problems/ppnl/single_5x5.jsonl#1", "--agent", "llm", "--model", "openai/x",
+                                      "--strategy", "naiv", "--out", str(out)])
+    assert result.exit_code != 0 and "did you mean 'naive-" in result.output
+    assert not out.exists()
+    from evals.run import agent_specs
+
+    (spec,) = agent_specs(["llm"], model="openai/x", strategy="action-effect")
+    assert dict(spec.options)["strategy"] == "action-effect"
