@@ -267,6 +267,7 @@ def _closed_loop(run: _Run) -> Episode:
             agent.observe(obs, reply.text, feedback)
             if not reprompt:  # the step is spent
                 run.steps += 1
+                run.cost += task.noop_cost(run.state)
                 if task.on_inapplicable == "noop":
                     run.state = task.wait_step(run.state)
                 break
@@ -339,6 +340,7 @@ def _replay_plan(run: _Run, feedback: str | None):
             run.record(before, index, None, line, decision, reason, None, False)
             return PLAN_INVALID, reason
         run.steps += 1  # an unknown line is a no-op that still uses a step
+        run.cost += task.noop_cost(run.state)
         if task.on_inapplicable == "noop":
             run.state = task.wait_step(run.state)
         run.record(before, index, None, line, decision, reason, None, False)

@@ -198,13 +198,14 @@ def _build_domain(data, file: str) -> m.Domain:
     render = dict(data.get("render", {}))
     for typ in render.get("type_names", {}):
         p.check_type(["render", "type_names", typ], typ)
+    noop_cost = p.expression(data["noop_cost"], ["noop_cost"], scope0) if "noop_cost" in data else None
     c.raise_if_any()
     return m.Domain(
         name=data["name"], file=file, types=dict(p.types), constants=constants, settings=dict(p.settings),
         predicates=p.predicates, fluents=p.fluents, derived=p.derived, actions=actions, timers=timers,
         invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
         render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
-        heuristics=heuristics, derived_strata=strata, init=static_init, raw=data,
+        heuristics=heuristics, derived_strata=strata, init=static_init, raw=data, noop_cost=noop_cost,
     )
 
 

@@ -290,6 +290,7 @@ class Domain:
     metadata: dict = field(default_factory=dict)
     heuristics: dict = field(default_factory=dict)
     derived_strata: list[list[str]] = field(default_factory=list)
+    noop_cost: Any = None  # what a step passed without any action costs (an answer naming none)
     init: list = field(default_factory=list)  # facts over constants true in every problem's initial state
     raw: dict = field(default_factory=dict, repr=False)
 

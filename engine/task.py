@@ -324,6 +324,15 @@ class Task:
         """Let one step pass with no action (timers tick, the turn passes)."""
         return self._advance(state, None)
 
+    def noop_cost(self, state: State) -> float:
+        """What a step passed without any action costs (`noop_cost` of the domain, default 0):
+        charged by the agent loop when an answer that names no action still uses the step."""
+        expr = self.domain.noop_cost
+        if expr is None:
+            return 0
+        cost = self.universe(state.created).compiler.expr(expr, {})
+        return cost(state, self.bits(state)) if callable(cost) else cost
+
     def action_cost(self, state: State, action: GroundAction) -> float:
         cost = action.cost
         return cost(state, self.bits(state)) if callable(cost) else cost

@@ -207,9 +207,6 @@ def test_an_inapplicable_action_pays_the_step_cost_in_the_loops_own_cost(kind):
         assert episode.cost == pytest.approx(0.3 * len(plan))
 
 
-@pytest.mark.xfail(strict=True, reason="agents/loop.py (not this change's) spends the step of an answer naming no action "
-                   "without charging a cost, so the core 'cost' column misses step_cost per unknown word; the GRASP "
-                   "score (plug-in) charges it. Remove this mark once the loop charges it.")
 def test_an_unknown_word_pays_the_step_cost_in_the_loops_own_cost():
     ref, plan = _case("nonsense words")
     task = Task.load(ref)

@@ -93,6 +93,7 @@ def build() -> dict:
             },
         },
         "on_inapplicable": "noop",
+        "noop_cost": cost,  # an answer naming no action also uses its step and pays for it
         "invariants": [
             {"name": "one-cell", "text": "the agent is in exactly one cell",
              "formula": {"=": [{"count": [["?c", "cell"]], "formula": ["at", "?c"]}, 1]}},
