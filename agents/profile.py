@@ -111,6 +111,16 @@ def _load(world: str, domain_dir: str | None) -> Profile:
 
 
 @functools.lru_cache(maxsize=1)
+def check_strategy(name: str) -> None:
+    """Refuse a prompt strategy no shipped profile defines, with the nearest known name."""
+    known = strategy_names()
+    if name not in known:
+        from engine.errors import GroundplanError, did_you_mean
+
+        hint = did_you_mean(name, known) or f"choose from {', '.join(known)}"
+        raise GroundplanError(f"unknown prompt strategy '{name}' ({hint})")
+
+
 def strategy_names() -> tuple[str, ...]:
     """Every prompt strategy the generic defaults or a shipped world's profile defines (a name
     is checked when an agent is made; whether the task's world has it, when an episode starts)."""

@@ -46,14 +46,9 @@ def agent_specs(names, model=None, strategy="react", plans=None, api_base=None, 
                 from engine.errors import GroundplanError
 
                 raise GroundplanError("the llm agent needs --model (a litellm model string, e.g. openai/gpt-4o-mini)")
-            from agents.profile import strategy_names
+            from agents.profile import check_strategy
 
-            known = strategy_names()
-            if strategy not in known:  # refused before the run folder is made
-                from engine.errors import GroundplanError, did_you_mean
-
-                hint = did_you_mean(strategy, known) or f"choose from {', '.join(known)}"
-                raise GroundplanError(f"unknown prompt strategy '{strategy}' ({hint})")
+            check_strategy(strategy)  # refused before the run folder is made
             options = {"model": model, "strategy": strategy, **({"api_base": api_base} if api_base else {}), **(llm_options or {})}
             label = f"llm:{model}:{strategy}"
         elif name == "replay":

@@ -306,11 +306,7 @@ class Relaxation:
         if dnf is False:
             return []
         if len(dnf) > MAX_GOAL_DISJUNCTS:
-            # every goal state satisfies what all disjuncts share: a weaker but admissible goal
-            common = dnf[0]
-            for mask in dnf[1:]:
-                common &= mask
-            return [common]
+            return [_common(dnf)]
         return dnf
 
     def propagation_data(self):
@@ -346,7 +342,6 @@ class Relaxation:
 
         if len(groups) < 2:
             return None
-        out = []
         for k, (group, conjuncts) in enumerate(sorted(groups.items(), key=lambda x: str(x[0]))):
             formula = m.And(tuple(conjuncts))
             if group is not None:
@@ -355,10 +350,7 @@ class Relaxation:
             if dnf is False:
                 return []
             if len(dnf) > MAX_PART_DISJUNCTS:
-                common = dnf[0]
-                for mask in dnf[1:]:
-                    common &= mask
-                dnf = [common]
+                dnf = [_common(dnf)]
             fact = 1 << self.task.facts.id(f"goal-part:{k}", ())
             self._goal_parts.append((fact, dnf))
             atoms = self.task.facts.atoms
@@ -444,6 +436,14 @@ class Relaxation:
                 return True
         return False
 
+
+
+def _common(masks: list[int]) -> int:
+    """What every disjunct shares: every goal state satisfies it, a weaker but admissible goal."""
+    common = masks[0]
+    for mask in masks[1:]:
+        common &= mask
+    return common
 
 
 def goal_groups(goal):

@@ -24,14 +24,9 @@ class LLMAgent(Agent):
                  examples: list[str] | None = None, cache_dir: str | None = None, no_cache: bool = False,
                  timeout: float = 120.0, max_retries: int = 5, backoff: float = 1.0, concurrency: int = 8,
                  history: str | None = None):
-        from ..profile import strategy_names
+        from ..profile import check_strategy
 
-        known = strategy_names()
-        if strategy not in known:
-            from engine.errors import GroundplanError, did_you_mean
-
-            hint = did_you_mean(strategy, known) or f"choose from {', '.join(known)}"
-            raise GroundplanError(f"unknown prompt strategy '{strategy}' ({hint})")
+        check_strategy(strategy)
         self.model, self.strategy = model, strategy
         self.mode = "closed" if strategy.startswith("react") else "open"  # until a world's profile says otherwise
         self.trials = None
