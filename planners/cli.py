@@ -74,7 +74,8 @@ def store_result(path: str, result) -> None:
             upper, plan = cost, result.plan
         lower = max(x for x in (old.get("lower_bound"), result.lower_bound, 0) if x is not None)
         if upper is not None and lower >= upper:  # the best plan meets the proven bound
-            entry = {"cost": upper, "method": f"plan of cost {upper} meets the proven lower bound", "plan": plan}
+            proof = f" by {method}" if result.lower_bound is not None and result.lower_bound >= upper else ""
+            entry = {"cost": upper, "method": f"plan of cost {upper} meets the lower bound proven{proof}", "plan": plan}
         else:
             if plan is not None:
                 entry.update(upper_bound=upper, plan=plan)

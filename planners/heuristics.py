@@ -17,8 +17,8 @@ from engine.compile import set_bits
 
 from .relaxation import Relaxation, unsupported
 
-ADMISSIBLE = ("blind", "hmax", "lmcut")
-NAMES = ("blind", "goal-count", "hmax", "hadd", "hff", "lmcut", "max(hmax,lmcut)")
+ADMISSIBLE = ("blind", "hmax", "lmcut", "opcount")
+NAMES = ("blind", "goal-count", "hmax", "hadd", "hff", "lmcut", "opcount", "max(hmax,lmcut)")
 
 
 class Unsupported(Exception):
@@ -33,6 +33,13 @@ def make(task, name: str):
     if name.startswith("max(") and name.endswith(")"):
         parts = [make(task, part.strip()) for part in name[4:-1].split(",")]
         return Maximum(parts)
+    if name == "opcount":
+        from .opcount import OperatorCounting  # imports OR-Tools: only when asked for
+
+        try:
+            return OperatorCounting(task)
+        except ValueError as exc:
+            raise Unsupported(f"opcount: {exc}") from None
     if name in ("hmax", "hadd", "hff", "lmcut"):
         reason = unsupported(task)
         if reason:

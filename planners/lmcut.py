@@ -66,7 +66,8 @@ class LMCutData:
         return [dense[f] for f in set_bits(reached) if f in dense]
 
 
-def lmcut(data: LMCutData, reached: int) -> float:
+def lmcut(data: LMCutData, reached: int, cuts: list | None = None) -> float:
+    """h^LM-cut; with `cuts`, each landmark found is appended as (relaxed action indices, cost)."""
     if data.r.goal_unreachable:
         return math.inf
     if not data.integral:
@@ -120,6 +121,8 @@ def lmcut(data: LMCutData, reached: int) -> float:
         if m <= 0:
             return h
         h += m
+        if cuts is not None:
+            cuts.append((sorted(cut), m))
         for a in cut:
             cost[a] -= m
 

@@ -93,7 +93,13 @@ class Symmetry:
         self.task = task
         self.classes = classes
         self.member = {o: i for i, c in enumerate(classes) for o in c}
-        self._cache: dict[int, list] = {}
+        self._cache: dict[int, list] = {}  # fact id -> [(member, entry id)]
+        self._entry_ids: dict[tuple, int] = {}
+        self._member_mask = 0  # facts seen so far that mention a member of a class
+        self._plain_mask = 0  # facts seen so far that mention none
+        self._renamed: dict[tuple, int] = {}
+        self._object_masks: dict[str, int] = {}
+        self._object_masks_size = -1
 
     @classmethod
     def detect(cls, task) -> "Symmetry | None":
@@ -130,47 +136,97 @@ class Symmetry:
                 out.append((me, (kind, name, abstract, extra)))
         return out
 
+    def _fact_entries(self, fid: int) -> list:
+        """(member, interned description of the fact with that member abstracted), cached per fact."""
+        entries = self._cache.get(fid)
+        if entries is None:
+            pred, args = self.task.facts.atoms[fid]
+            entries = self._cache[fid] = [(obj, self._intern(entry)) for obj, entry in self._entries(0, pred, args)]
+            if entries:
+                self._member_mask |= 1 << fid
+            else:
+                self._plain_mask |= 1 << fid
+        return entries
+
+    def _intern(self, entry) -> int:
+        found = self._entry_ids.get(entry)
+        if found is None:
+            found = self._entry_ids[entry] = len(self._entry_ids)
+        return found
+
     def key(self, state):
-        """A canonical representative of the state's renamings (as a hashable tuple)."""
+        """A canonical representative of the state's renamings (as a hashable tuple).
+
+        Only facts that mention a member of a class can tell members apart, so only those are
+        read (the masks of facts seen so far; facts are classified once, on first sight)."""
         task = self.task
-        atoms = task.facts.atoms
+        facts = state.facts
+        unseen = facts & ~(self._member_mask | self._plain_mask)
+        while unseen:
+            low = unseen & -unseen
+            self._fact_entries(low.bit_length() - 1)
+            unseen ^= low
         cache = self._cache
         profile: dict[str, list] = {}
-        fids = set_bits(state.facts)
-        for fid in fids:
-            entries = cache.get(fid)
-            if entries is None:
-                pred, args = atoms[fid]
-                entries = cache[fid] = self._entries(0, pred, args)
-            for obj, entry in entries:
-                profile.setdefault(obj, []).append(entry)
+        mentioned = facts & self._member_mask
+        while mentioned:
+            low = mentioned & -mentioned
+            mentioned ^= low
+            for obj, entry in cache[low.bit_length() - 1]:
+                found = profile.get(obj)
+                if found is None:
+                    profile[obj] = [entry]
+                else:
+                    found.append(entry)
         values = [(i, v) for i, v in enumerate(state.values) if v != task.fluent_defaults[i]]
         for i, v in values:
             name, args = task.fluent_keys[i]
             for obj, entry in self._entries(1, name, args, v):
-                profile.setdefault(obj, []).append(entry)
+                profile.setdefault(obj, []).append(self._intern(entry))
         for tid, r in state.timers:
             name, args = task.timer_keys[tid]
             for obj, entry in self._entries(2, name, args, r):
-                profile.setdefault(obj, []).append(entry)
+                profile.setdefault(obj, []).append(self._intern(entry))
         rename = {}
+        empty = ()
         for members in self.classes:
-            ordered = sorted(members, key=lambda o: (sorted(profile.get(o, ())), o))
+            ordered = sorted(members, key=lambda o: (sorted(profile.get(o, empty)), o))
             if ordered != members:
                 for new, old in zip(members, ordered):
                     if new != old:
                         rename[old] = new
         if not rename:
-            return (state.facts, tuple(values), state.timers, state.turn, state.progress, state.created)
-        facts = task.facts
-        bits = 0
-        for fid in fids:
-            pred, args = atoms[fid]
-            if any(x in rename for x in args):
-                fid = facts.id(pred, tuple(rename.get(x, x) for x in args))
-            bits |= 1 << fid
+            return (facts, tuple(values), state.timers, state.turn, state.progress, state.created)
+        renamed = 0
+        for obj in rename:
+            renamed |= self._mask_of(obj)
+        bits = facts & ~renamed
+        moved = facts & renamed
+        how = tuple(sorted(rename.items()))
+        memo = self._renamed
+        while moved:
+            low = moved & -moved
+            moved ^= low
+            fid = low.bit_length() - 1
+            target = memo.get((fid, how))
+            if target is None:
+                pred, args = task.facts.atoms[fid]
+                target = memo[(fid, how)] = task.facts.id(pred, tuple(rename.get(x, x) for x in args))
+            bits |= 1 << target
         canon_values = tuple(sorted((task.fluent_index((task.fluent_keys[i][0], tuple(rename.get(x, x) for x in task.fluent_keys[i][1]))), v)
                                     for i, v in values))
         canon_timers = tuple(sorted((task.timer_id(task.timer_keys[tid][0], tuple(rename.get(x, x) for x in task.timer_keys[tid][1])), r)
                                     for tid, r in state.timers))
         return (bits, canon_values, canon_timers, state.turn, state.progress, state.created)
+
+    def _mask_of(self, obj: str) -> int:
+        """Every fact seen so far that mentions `obj` (all the facts a state could hold about it)."""
+        mask = self._object_masks.get(obj)
+        if mask is None or self._object_masks_size != len(self._cache):
+            self._object_masks = {}
+            for fid, entries in self._cache.items():
+                for member, _ in entries:
+                    self._object_masks[member] = self._object_masks.get(member, 0) | 1 << fid
+            self._object_masks_size = len(self._cache)
+            mask = self._object_masks.get(obj, 0)
+        return mask

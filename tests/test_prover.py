@@ -1,0 +1,162 @@
+"""The prover (bounded breadth-first search with h_max pruning and symmetry) and the
+operator-counting heuristic: known optima, the meaning of a bound, admissibility."""
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Task, validate_plan
+from engine.loader import build_problem, load_domain
+from planners import solve
+from planners.layered import bounded_breadth_first, prove_optimal
+from planners.result import NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, UNSUPPORTED
+
+# the issue's and the spec's verified optima of base kitchen tasks
+KITCHEN_OPTIMA = {
+    "sync/01_cheese_sandwich": 8,
+    "sync/02_lettuce_sandwich": 14,
+    "sync/03_lettuce_tomato_sandwich": 24,
+    "sync/04_burger": 8,
+    "sync/05_cheeseburger": 15,
+    "sync/06_double_cheeseburger": 23,
+    "async/01_cheese_chicken_sandwich": 21,
+    "async/02_lettuce_chicken_sandwich": 27,
+    "async/06_potato_soup": 19,
+}
+_tasks = {}
+
+
+def kitchen(name):
+    return _tasks.setdefault(name, Task.load(f"domains/kitchen/tasks/{name}.json"))
+
+
+@pytest.mark.parametrize("name,optimum", KITCHEN_OPTIMA.items())
+def test_the_prover_finds_each_known_optimum_and_proves_nothing_cheaper_exists(name, optimum):
+    task = kitchen(name)
+    found = prove_optimal(task, guess=optimum)
+    assert found.status == SOLVED_OPTIMAL and found.cost == optimum
+    check = validate_plan(task, found.plan)
+    assert check.valid and check.cost == optimum
+    below = prove_optimal(task, guess=optimum - 1)
+    assert below.status == NO_PLAN_WITHIN_BOUND and below.lower_bound == optimum and below.plan == []
+
+
+def test_a_bound_above_the_optimum_still_returns_the_optimum():
+    task = kitchen("async/01_cheese_chicken_sandwich")
+    result = prove_optimal(task, upper_bound=30)  # looks below a (pretend) known plan of 30
+    assert result.status == SOLVED_OPTIMAL and result.cost == 21
+
+
+def test_the_prover_refuses_what_it_cannot_vouch_for():
+    task = kitchen("sync/01_cheese_sandwich")
+    assert prove_optimal(task).status == UNSUPPORTED  # no bound at all
+    assert "bound" in prove_optimal(task).reason
+
+
+def test_a_timeout_reports_the_depth_searched_as_lower_bound():
+    task = kitchen("async/02_lettuce_chicken_sandwich")
+    result = prove_optimal(task, guess=27, time_limit=0.5)
+    assert result.status == "timeout"
+    assert 1 <= result.lower_bound <= 27 and result.cost is None
+
+
+def blocks_task(data):
+    return Task(build_problem(data, "<gen>", None, domain=load_domain("domains/blocksworld/domain.json")))
+
+
+@st.composite
+def blocks_problems(draw):
+    n = draw(st.integers(2, 4))
+    blocks = [f"b{i}" for i in range(n)]
+
+    def towers():
+        order = draw(st.permutations(blocks))
+        cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1)))
+        out, last = [], 0
+        for c in cuts + [n]:
+            out.append(order[last:c])
+            last = c
+        return out
+
+    def facts(ts):
+        out = []
+        for t in ts:
+            out.append(["ontable", t[0]])
+            out += [["on", x, y] for y, x in zip(t, t[1:])]
+            out.append(["clear", t[-1]])
+        return out
+    goal = [f for f in facts(towers()) if f[0] == "on"] or [["handempty"]]
+    return {"groundplan": "1", "name": "gen", "domain": "blocksworld", "objects": {b: "block" for b in blocks},
+            "init": facts(towers()) + [["handempty"]], "goal": {"and": goal}}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(blocks_problems(), st.integers(0, 14))
+def test_bounded_search_agrees_with_breadth_first_search_for_every_bound(data, bound):
+    task = blocks_task(data)
+    optimum = solve(task, planner="bfs").cost
+    result = prove_optimal(task, guess=bound)
+    if bound >= optimum:
+        assert result.status == SOLVED_OPTIMAL and result.cost == optimum
+        assert validate_plan(task, result.plan).cost == optimum
+    else:
+        assert result.status == NO_PLAN_WITHIN_BOUND and result.lower_bound == bound + 1
+
+
+def test_an_inadmissible_estimate_would_be_caught_by_the_known_optimum():
+    """The pruning is only as sound as the estimate: one that overestimates loses the optimum.
+    (Guards the test above: it can fail.)"""
+    task = kitchen("sync/02_lettuce_sandwich")
+
+    def overestimate(state):
+        return 0 if task.is_goal(state) else 100
+
+    result = bounded_breadth_first(task, 14, [(overestimate, 99)])
+    assert result.status == NO_PLAN_WITHIN_BOUND
+
+
+# ---------------------------------------------------------------- operator counting
+def _random_states(task, seed, count, depth):
+    import random
+    from planners.transitions import Transitions
+    rng = random.Random(seed)
+    succ = Transitions(task)
+    out = []
+    for _ in range(count):
+        state = task.initial_state()
+        for _ in range(rng.randint(0, depth)):
+            children = [c for _, c, _ in succ(state)]
+            state = rng.choice(children)
+        out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("name", ["sync/01_cheese_sandwich", "sync/02_lettuce_sandwich", "async/01_cheese_chicken_sandwich",
+                                  "async/06_potato_soup"])
+def test_operator_counting_never_exceeds_the_true_cost_to_go(name):
+    from planners.opcount import OperatorCounting
+    task = kitchen(name)
+    h = OperatorCounting(task)
+    for state in _random_states(task, seed=len(name), count=12, depth=12):
+        exact = solve(task, planner="astar", heuristic="max(hmax,lmcut)", start=state, time_limit=60)
+        assert exact.status == SOLVED_OPTIMAL
+        assert h(state) <= exact.cost
+
+
+def test_operator_counting_sees_the_trips_the_delete_relaxation_forgets():
+    """The root estimate of async 03 (optimum 37, proven by the prover in the benchmark): the
+    LP adds what LM-cut alone cannot, and stays below the optimum."""
+    from planners import heuristics as H
+    from planners.opcount import OperatorCounting
+    task = kitchen("async/03_lettuce_tomato_fried_chicken_sandwich")
+    state = task.initial_state()
+    lmcut = H.make(task, "lmcut")(state)
+    counted = OperatorCounting(task)(state)
+    assert lmcut < counted <= 37
+
+
+def test_operator_counting_is_a_registered_admissible_heuristic():
+    from planners import heuristics as H
+    h = H.make(kitchen("sync/01_cheese_sandwich"), "opcount")
+    assert h.admissible and h.name == "opcount"
+    result = solve(kitchen("sync/01_cheese_sandwich"), planner="astar", heuristic="opcount")
+    assert result.status == SOLVED_OPTIMAL and result.cost == 8
