@@ -5,7 +5,9 @@
     result.status, result.cost, result.plan
 
 Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, wastar, gbfs, explore
-(greedy search with exploration for deceptive heuristics, then a goal agenda; satisficing), tsp
+(greedy search with exploration for deceptive heuristics, then a goal agenda; satisficing), prove
+(unit costs: a plan first, then breadth-first search below its cost, pruned by landmark counting
+and h_max; optimal, and the strongest prover for long timed tasks), tsp
 (OR-Tools routing over target visits), auto (an optimal planner suited to the problem).
 OR-Tools is imported only by the routing planner.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 from .result import (MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, STATUSES, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED,
                      PlanResult)
 
-PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "explore", "tsp", "auto")
+PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "explore", "prove", "tsp", "auto")
 
 
 def solve(task, planner: str = "auto", heuristic: str | None = None, weight: float = 2.0, time_limit: float | None = None,
@@ -49,6 +51,12 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
         return result
     if planner == "ucs":
         return best_first(task, None, planner="ucs", symmetry=orbits, **limits)
+    if planner == "prove":
+        from .layered import prove
+
+        def quick(sub, begin, seconds):
+            return _explore(sub, "hff", H.make(sub, "hff"), orbits, begin, seconds, memory_limit)
+        return prove(task, start=start, time_limit=time_limit, memory_limit=memory_limit, quick=quick)
     name = heuristic or ("hmax" if planner == "astar" else "hff")
     try:
         h = H.make(task, name)

@@ -17,8 +17,8 @@ from engine.compile import set_bits
 
 from .relaxation import Relaxation, unsupported
 
-ADMISSIBLE = ("blind", "hmax", "lmcut", "opcount")
-NAMES = ("blind", "goal-count", "hmax", "hadd", "hff", "lmcut", "opcount", "max(hmax,lmcut)")
+ADMISSIBLE = ("blind", "hmax", "lmcut", "lmcount", "opcount")
+NAMES = ("blind", "goal-count", "hmax", "hadd", "hff", "lmcut", "lmcount", "opcount", "max(hmax,lmcut)")
 
 
 class Unsupported(Exception):
@@ -40,12 +40,14 @@ def make(task, name: str):
             return OperatorCounting(task)
         except ValueError as exc:
             raise Unsupported(f"opcount: {exc}") from None
-    if name in ("hmax", "hadd", "hff", "lmcut"):
+    if name in ("hmax", "hadd", "hff", "lmcut", "lmcount"):
         reason = unsupported(task)
         if reason:
             raise Unsupported(f"{name}: {reason}")
         if name == "lmcut":
             return LMCut(Relaxation(task, time_aware=False))
+        if name == "lmcount":
+            return LandmarkCount(Relaxation(task, time_aware=False))
         relaxation = Relaxation(task)
         return {"hmax": HMax, "hadd": HAdd, "hff": HFF}[name](relaxation)
     if name in task.domain.heuristics:
@@ -228,6 +230,25 @@ class LMCut(_Relaxed):
         if data is None:
             data = self._data[id(r)] = LMCutData(r)
         return lmcut(data, reached)
+
+
+class LandmarkCount(_Relaxed):
+    """Landmarks with pairwise-disjoint achievers, counted (planners/landmarks.py)."""
+
+    name = "lmcount"
+    admissible = True
+
+    def __init__(self, relaxation: Relaxation):
+        super().__init__(relaxation)
+        self._data = {}
+
+    def evaluate(self, r, reached, schedule):
+        from .landmarks import LandmarkData, landmark_count
+
+        data = self._data.get(id(r))
+        if data is None:
+            data = self._data[id(r)] = LandmarkData(r)
+        return landmark_count(data, r, reached)
 
 
 class Maximum:

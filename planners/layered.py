@@ -1,5 +1,9 @@
 """Breadth-first search under a cost bound, pruned by admissible heuristics: a prover.
 
+`prove_optimal` is the entry point: it proves the kitchen's optima where A* with LM-cut could
+not (async 03: 37 steps), because it spends a cheap estimate per new state instead of an
+expensive one per generated state.
+
 For unit-cost tasks (every step costs 1, so cost = depth), breadth-first search finds an
 optimal plan at the first goal it generates. Given a bound B (one less than the best plan
 known), a state at depth g whose admissible estimate says it needs more than B - g further
@@ -120,9 +124,9 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
     return done(NO_PLAN_WITHIN_BOUND, None, None, bound + 1)
 
 
-def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_limit=None, log=None) -> PlanResult:
-    """The optimum of a unit-cost task by bounded breadth-first search, with h_max pruning and
-    symmetry reduction.
+def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_limit=None, log=None, start=None) -> PlanResult:
+    """The optimum of a unit-cost task by bounded breadth-first search, pruned by landmark counting
+    and h_max, with symmetry reduction.
 
     upper_bound: the cost of a known plan (the search looks for anything cheaper); guess: a cost
     believed optimal (a paper's horizon). The bound is the smaller of the two (minus one for the
@@ -141,9 +145,48 @@ def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_li
     if not candidates:
         return PlanResult(UNSUPPORTED, "bounded-bfs", reason="needs a bound: a known plan's cost or a guess")
     bound = int(min(candidates))
-    try:
-        heuristics = [(H.make(task, "hmax"), None)]
-    except H.Unsupported:
-        heuristics = []
-    return bounded_breadth_first(task, bound, heuristics, Symmetry.detect(task), time_limit=time_limit,
+    heuristics = []
+    for name in ("lmcount", "hmax"):  # cheapest and strongest first; h_max adds the timers' waiting
+        try:
+            heuristics.append((H.make(task, name), None))
+        except H.Unsupported:
+            pass
+    return bounded_breadth_first(task, bound, heuristics, Symmetry.detect(task), start=start, time_limit=time_limit,
                                  memory_limit=memory_limit, log=log)
+
+
+def prove(task, start=None, time_limit=None, memory_limit=None, quick=None) -> PlanResult:
+    """An optimal planner for unit-cost tasks: a plan first (the problem file's stored best plan,
+    else `quick(task, seconds)`, a satisficing search), then the bounded search below its cost.
+    Either the search finds something cheaper, which is optimal, or the first plan is."""
+    import time
+
+    from engine.validate import validate_plan
+    from .result import SOLVED_SATISFICING
+
+    began = time.perf_counter()
+    plan, upper, source = None, None, None
+    stored = (task.problem.optimal or {}) if start is None else {}
+    if stored.get("plan"):
+        check = validate_plan(task, stored["plan"])
+        if check.valid:
+            plan, upper, source = stored["plan"], check.cost, "the stored plan"
+    if plan is None and quick is not None:
+        found = quick(task, start, None if time_limit is None else time_limit / 4)
+        if found.status in (SOLVED_OPTIMAL, SOLVED_SATISFICING):
+            if found.status == SOLVED_OPTIMAL:
+                return found
+            plan, upper, source = found.plan, found.cost, f"the {found.planner} plan"
+    left = None if time_limit is None else max(0.001, time_limit - (time.perf_counter() - began))
+    if upper is None:
+        result = PlanResult(TIMEOUT, "bounded-bfs", reason="no plan to bound the search: give a guess or a time limit "
+                                                            "long enough for the satisficing search")
+        return result
+    result = prove_optimal(task, upper_bound=upper, time_limit=left, memory_limit=memory_limit, start=start)
+    if result.status == NO_PLAN_WITHIN_BOUND:
+        result.status, result.plan, result.cost = SOLVED_OPTIMAL, list(plan), upper
+        result.reason = f"{source} (cost {upper}): the bounded search proved nothing cheaper exists"
+    elif result.status in (TIMEOUT, MEMOUT):
+        result.reason = f"{source} costs {upper}; the optimum is at least {result.lower_bound}"
+    result.seconds = time.perf_counter() - began
+    return result

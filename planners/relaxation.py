@@ -24,14 +24,15 @@ from engine.successors import build_tree
 
 
 class RelaxedAction:
-    __slots__ = ("pre_pos", "add", "cost", "index", "source")
+    __slots__ = ("pre_pos", "add", "cost", "index", "source", "level")
 
-    def __init__(self, pre, add, cost, index, source):
+    def __init__(self, pre, add, cost, index, source, level=None):
         self.pre_pos = pre
         self.add = add
         self.cost = cost
         self.index = index
         self.source = source  # the ground action (None for timer relaxations)
+        self.level = level  # the counter value a real application starts from (None: no counter)
 
 
 def unsupported(task) -> str | None:
@@ -222,7 +223,8 @@ class Relaxation:
                 base_pre |= self.counter_fact(index, j)
                 for k in range(j + 1, min(j + step, self.counters[index]) + 1):
                     base_add |= self.counter_fact(index, k)
-            self.actions.append(RelaxedAction(base_pre, base_add, cost, len(self.actions), action))
+            j = None if level is None else level[1]
+            self.actions.append(RelaxedAction(base_pre, base_add, cost, len(self.actions), action, j))
             if len(whens) <= 8:
                 for mask in range(1, 1 << len(whens)):
                     chosen = [whens[b] for b in range(len(whens)) if mask >> b & 1]
@@ -231,10 +233,10 @@ class Relaxation:
                     for p, a in chosen:
                         extra_pre |= p
                         extra_add |= a
-                    self.actions.append(RelaxedAction(base_pre | extra_pre, base_add | extra_add, cost, len(self.actions), action))
+                    self.actions.append(RelaxedAction(base_pre | extra_pre, base_add | extra_add, cost, len(self.actions), action, j))
             else:  # too many to combine: conditional effects come for free, which stays optimistic
                 for p, a in whens:
-                    self.actions.append(RelaxedAction(base_pre | p, a, 0, len(self.actions), action))
+                    self.actions.append(RelaxedAction(base_pre | p, a, 0, len(self.actions), action, j))
 
     def _collect_adds(self, effect, pending) -> int:
         """Adds of an effect, with its nested conditions relaxed away (an optimistic union)."""

@@ -40,6 +40,23 @@ def test_the_prover_finds_each_known_optimum_and_proves_nothing_cheaper_exists(n
     assert below.status == NO_PLAN_WITHIN_BOUND and below.lower_bound == optimum and below.plan == []
 
 
+def test_the_prove_planner_vouches_for_a_stored_plan_or_finds_a_cheaper_one(tmp_path):
+    import json
+    import shutil
+    path = tmp_path / "task.json"
+    shutil.copy("domains/kitchen/tasks/async/01_cheese_chicken_sandwich.json", path)
+    data = json.loads(path.read_text())
+    data["domain"] = str(__import__("pathlib").Path("domains/kitchen/domain.json").resolve())
+    path.write_text(json.dumps(data))
+    result = solve(Task.load(path), planner="prove", time_limit=60)
+    assert result.status == SOLVED_OPTIMAL and result.cost == 21 and "stored plan" in result.reason
+    del data["optimal"]  # no stored plan: a satisficing search supplies the first bound
+    path.write_text(json.dumps(data))
+    result = solve(Task.load(path), planner="prove", time_limit=60)
+    assert result.status == SOLVED_OPTIMAL and result.cost == 21
+    assert validate_plan(Task.load(path), result.plan).cost == 21
+
+
 def test_a_bound_above_the_optimum_still_returns_the_optimum():
     task = kitchen("async/01_cheese_chicken_sandwich")
     result = prove_optimal(task, upper_bound=30)  # looks below a (pretend) known plan of 30
@@ -100,6 +117,9 @@ def test_bounded_search_agrees_with_breadth_first_search_for_every_bound(data, b
         assert validate_plan(task, result.plan).cost == optimum
     else:
         assert result.status == NO_PLAN_WITHIN_BOUND and result.lower_bound == bound + 1
+    proved = solve(task, planner="prove", time_limit=60)  # a plan first, then nothing cheaper
+    assert proved.status == SOLVED_OPTIMAL and proved.cost == optimum
+    assert validate_plan(task, proved.plan).cost == optimum
 
 
 def test_an_inadmissible_estimate_would_be_caught_by_the_known_optimum():
@@ -132,14 +152,34 @@ def _random_states(task, seed, count, depth):
 
 @pytest.mark.parametrize("name", ["sync/01_cheese_sandwich", "sync/02_lettuce_sandwich", "async/01_cheese_chicken_sandwich",
                                   "async/06_potato_soup"])
-def test_operator_counting_never_exceeds_the_true_cost_to_go(name):
-    from planners.opcount import OperatorCounting
+def test_counting_estimates_never_exceed_the_true_cost_to_go(name):
+    from planners import heuristics as H
     task = kitchen(name)
-    h = OperatorCounting(task)
+    estimates = [H.make(task, "opcount"), H.make(task, "lmcount")]
     for state in _random_states(task, seed=len(name), count=12, depth=12):
         exact = solve(task, planner="astar", heuristic="max(hmax,lmcut)", start=state, time_limit=60)
         assert exact.status == SOLVED_OPTIMAL
-        assert h(state) <= exact.cost
+        for h in estimates:
+            assert h(state) <= exact.cost, h.name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(blocks_problems())
+def test_landmark_counting_is_admissible_on_generated_blocks(data):
+    from planners import heuristics as H
+    task = blocks_task(data)
+    optimum = solve(task, planner="bfs").cost
+    assert H.make(task, "lmcount")(task.initial_state()) <= optimum
+
+
+def test_landmark_counting_counts_each_cut_and_each_trip():
+    """Async 03 from the start: h_max sees one chain, landmark counting adds the separate trips
+    and the three cuts of each item; both stay below the proven optimum of 37."""
+    from planners import heuristics as H
+    task = kitchen("async/03_lettuce_tomato_fried_chicken_sandwich")
+    state = task.initial_state()
+    hmax, counted = H.make(task, "hmax")(state), H.make(task, "lmcount")(state)
+    assert 2 * hmax <= counted <= 37
 
 
 def test_operator_counting_sees_the_trips_the_delete_relaxation_forgets():
