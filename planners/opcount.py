@@ -65,7 +65,7 @@ def _condition_adds_dels(effect, relax):
     for item in effect.items():
         if item[0] == "when":
             for branch in (item[2], item[3]):
-                adds |= relax._collect_adds(branch, [])
+                adds |= relax.adds_of(branch)
                 dels |= _all_deletes(branch)
     return adds, dels
 
@@ -110,11 +110,11 @@ class OperatorCountingModel:
             pre = started | (cond.pos if isinstance(cond, Condition) else 0)
             if cond is False:
                 continue
-            adds = relax._collect_adds(timer.done, [])
+            adds = relax.adds_of(timer.done)
             dels = timer.done.delete & pre & ~adds
             self.pieces.append(_Piece(("timer", tid), 0, pre, adds, dels | started))
             for phase in (timer.running, timer.paused):
-                self.uncontrolled |= relax._collect_adds(phase, [])
+                self.uncontrolled |= relax.adds_of(phase)
         self.pseudo = {bit.bit_length() - 1 for bit in self.timer_started.values()}
         self.groups = self._groups(u, timer_effects)
         self.pairs = self._choose_pairs()
@@ -125,7 +125,7 @@ class OperatorCountingModel:
         relax = self.relax
         cost = action.cost if not callable(action.cost) else 0
         effect = action.effect
-        base_adds = relax._collect_adds(effect, []) if not effect.simple else effect.add
+        base_adds = relax.adds_of(effect) if not effect.simple else effect.add
         updated = [item[2] for item in effect.items() if item[0] == "update" and item[2] in self.counters]
         if len(set(updated)) != 1:
             adds = base_adds
@@ -162,10 +162,10 @@ class OperatorCountingModel:
                         for sub in branch.items():
                             if sub[0] == "update" and sub[2] == counter:
                                 v = _apply(sub[1], v, sub[3], top)
-                        nxt.append((v, adds | self.relax._collect_adds(branch, [])))
+                        nxt.append((v, adds | self.relax.adds_of(branch)))
                 outcomes = nxt
             elif kind in ("start", "create"):
-                extra = self.relax._collect_adds(_Only(item), [])
+                extra = self.relax.adds_of(_Only(item))
                 outcomes = [(value, adds | extra) for value, adds in outcomes]
         merged: dict[int, int] = {}
         for value, adds in outcomes:
@@ -186,7 +186,7 @@ class OperatorCountingModel:
         timer_touched = 0
         for _, timer in timer_effects:
             for effect in (timer.running, timer.paused, timer.done):
-                timer_touched |= self.relax._collect_adds(effect, []) | _all_deletes(effect)
+                timer_touched |= self.relax.adds_of(effect) | _all_deletes(effect)
         kept = []
         for members in groups:
             mask = 0
@@ -493,7 +493,7 @@ def _respects(action, mask, relax) -> bool:
     if (cond_adds | cond_dels) & mask:
         return False
     for item in effect.items():
-        if item[0] == "create" and relax._collect_adds(_Only(item), []) & mask:
+        if item[0] == "create" and relax.adds_of(_Only(item)) & mask:
             return False
     pre = action.pre_pos & mask
     if not adds and not dels:

@@ -238,6 +238,10 @@ class Relaxation:
                 for p, a in whens:
                     self.actions.append(RelaxedAction(base_pre | p, a, 0, len(self.actions), action, j))
 
+    def adds_of(self, effect) -> int:
+        """Everything an effect may add (branches, started timers' pseudo-facts, created placeholders)."""
+        return self._collect_adds(effect, [])
+
     def _collect_adds(self, effect, pending) -> int:
         """Adds of an effect, with its nested conditions relaxed away (an optimistic union)."""
         adds = effect.add
