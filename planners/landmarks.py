@@ -57,34 +57,57 @@ class LandmarkData:
             self.common[f] = common
             self.classes[f] = None if free else mask
             self.cheapest[f] = cheapest
+        # per fact counted as a landmark: (how many achiever classes, which, the cheapest cost);
+        # fewest first is the greedy order for picking pairwise-disjoint ones
+        self.entry = {f: (mask.bit_count(), mask, self.cheapest[f]) for f, mask in self.classes.items()
+                      if mask is not None}
 
 
 def landmark_count(data: LandmarkData, r, reached: int) -> float:
     """The best, over the goal's disjuncts, of the disjoint-achiever landmark count."""
     best = math.inf
-    common, classes, cheapest = data.common, data.classes, data.cheapest
-    for disjunct in r.disjuncts:
-        found = disjunct & ~reached
-        stack = set_bits(found)
-        dead = False
+    common, entry = data.common, data.entry
+    closures: dict[int, int | None] = {}  # goal fact -> it and what it backchains to (None: unreachable)
+
+    def close(f):
+        found = 1 << f
+        stack = [f]
         while stack:
-            f = stack.pop()
-            needs = common.get(f)
+            needs = common.get(stack.pop())
             if needs is None:
-                dead = True  # nothing adds it: this disjunct is unreachable
-                break
+                return None  # nothing adds it
             more = needs & ~reached & ~found
-            if more:
-                found |= more
-                stack.extend(set_bits(more))
-        if dead:
+            while more:
+                low = more & -more
+                more ^= low
+                found |= low
+                stack.append(low.bit_length() - 1)
+        return found
+
+    for disjunct in r.disjuncts:
+        todo = disjunct & ~reached
+        found = 0
+        while todo:
+            low = todo & -todo
+            todo ^= low
+            f = low.bit_length() - 1
+            c = closures.get(f, 0)
+            if c == 0:
+                c = closures[f] = close(f)
+            if c is None:
+                found = None
+                break
+            found |= c
+        if found is None:
             continue
         chosen = []
-        for f in set_bits(found):
-            mask = classes[f]
-            if mask is not None:
-                chosen.append((mask.bit_count(), mask, cheapest[f]))
-        chosen.sort(key=lambda x: x[0])
+        while found:
+            low = found & -found
+            found ^= low
+            e = entry.get(low.bit_length() - 1)
+            if e is not None:
+                chosen.append(e)
+        chosen.sort()
         used = 0
         value = 0
         for _, mask, cost in chosen:
@@ -93,5 +116,6 @@ def landmark_count(data: LandmarkData, r, reached: int) -> float:
                 value += cost
                 if value >= best:
                     break
-        best = min(best, value)
+        if value < best:
+            best = value
     return best

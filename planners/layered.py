@@ -28,6 +28,9 @@ from .result import MEMOUT, NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, TIMEOUT, PlanR
 from .transitions import Transitions, label_text
 
 
+KEY_CACHE = 1_000_000  # states per layer whose symmetry key is remembered (memory stays bounded)
+
+
 def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=None, time_limit=None,
                           memory_limit=None, reach=None, log=None) -> PlanResult:
     """Search plans of cost <= `bound` in a unit-cost task.
@@ -87,11 +90,15 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
     heuristics = reaches
     layer = [(s0, k0)]
     depth = 0
+    keys_before: dict = {}
     while layer and depth < bound:
         depth += 1
         budget = bound - depth  # steps a state of this layer may still take
         active = [h for h, reach in heuristics if budget < reach]
         nxt = []
+        # the keys of the states generated in this layer and the one before: the same state is
+        # often reached again by another order of the same steps, and its key need not be recomputed
+        keys_now: dict = {}
         for state, state_key in layer:
             stop = limits.exceeded()
             if stop:
@@ -105,7 +112,13 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
                 if child == last or child == state:
                     continue
                 last = child
-                k = key(child)
+                k = keys_now.get(child)
+                if k is None:
+                    k = keys_before.get(child)
+                    if k is None:
+                        k = key(child)
+                    if len(keys_now) < KEY_CACHE:
+                        keys_now[child] = k
                 if k in parent_of:
                     continue
                 parent_of[k] = state_key
@@ -121,6 +134,7 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
             log(f"    depth {depth}: {len(nxt)} states kept, {pruned} pruned so far, {len(parent_of)} seen, "
                 f"{limits.seconds:.0f} s")
         layer = nxt
+        keys_before = keys_now
     return done(NO_PLAN_WITHIN_BOUND, None, None, bound + 1)
 
 

@@ -200,3 +200,18 @@ def test_operator_counting_is_a_registered_admissible_heuristic():
     assert h.admissible and h.name == "opcount"
     result = solve(kitchen("sync/01_cheese_sandwich"), planner="astar", heuristic="opcount")
     assert result.status == SOLVED_OPTIMAL and result.cost == 8
+
+
+# ---------------------------------------------------------------- the issue's proofs (slow: minutes)
+@pytest.mark.parametrize("name,optimum", [("async/03_lettuce_tomato_fried_chicken_sandwich", 37)])
+def test_long_kitchen_optima_are_proven(name, optimum):
+    """No plan of optimum - 1 steps exists (the whole bounded search, about 2.5 minutes here), and
+    the problem file stores a plan of exactly the optimum, marked proven."""
+    import json
+    task = kitchen(name)
+    below = prove_optimal(task, guess=optimum - 1)
+    assert below.status == NO_PLAN_WITHIN_BOUND and below.lower_bound == optimum
+    stored = json.loads(open(f"domains/kitchen/tasks/{name}.json").read())["optimal"]
+    assert stored["cost"] == optimum and "upper_bound" not in stored
+    check = validate_plan(task, stored["plan"])
+    assert check.valid and check.cost == optimum

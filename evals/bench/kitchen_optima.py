@@ -1,6 +1,7 @@
 """Proving the optimal costs of the 30 base kitchen tasks, against the paper's horizons.
 
     python evals/bench/kitchen_optima.py [--time-limit 60] [--sets sync async multiagent] [--match 03_]
+    python evals/bench/kitchen_optima.py --store ...   # also write each verdict into the task file
     python evals/bench/kitchen_optima.py --stored      # what the problem files store, no search
 
 For each base task: the prover's verdict (planners/layered.py `prove_optimal`: breadth-first
@@ -29,6 +30,8 @@ def main(argv=None) -> int:
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per task")
     parser.add_argument("--sets", nargs="*", default=["sync", "async", "multiagent"])
     parser.add_argument("--match", default="", help="only tasks whose file name contains this")
+    parser.add_argument("--store", action="store_true",
+                        help="write each verdict into the task file (a proof, or a higher lower bound)")
     parser.add_argument("--stored", action="store_true",
                         help="only summarise what the problem files store (proven optima, best plans, bounds)")
     args = parser.parse_args(argv)
@@ -50,6 +53,10 @@ def main(argv=None) -> int:
             upper = stored.get("upper_bound", stored.get("cost"))
             result = prove_optimal(Task.load(path), upper_bound=upper, guess=horizon, time_limit=args.time_limit)
             total += 1
+            if args.store and result.status != "unsupported":
+                from planners.cli import store_result
+
+                store_result(str(path), result)
             if result.status == "solved-optimal":
                 verdict, cost, lower, upper = "optimal", result.cost, result.cost, result.cost
             elif result.status == "no-plan-within-bound" and upper is not None and result.lower_bound >= upper:
