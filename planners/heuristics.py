@@ -215,40 +215,50 @@ class HMax(_Relaxed):
             frontier = still
 
 
-class LMCut(_Relaxed):
-    name = "lmcut"
-    admissible = True
+class _PerRelaxation(_Relaxed):
+    """A relaxed heuristic with per-relaxation tables, built on a relaxation's first use."""
 
     def __init__(self, relaxation: Relaxation):
         super().__init__(relaxation)
         self._data = {}
 
-    def evaluate(self, r, reached, schedule):
-        from .lmcut import LMCutData, lmcut
-
+    def tables(self, r):
         data = self._data.get(id(r))
         if data is None:
-            data = self._data[id(r)] = LMCutData(r)
-        return lmcut(data, reached)
+            data = self._data[id(r)] = self.build(r)
+        return data
 
 
-class LandmarkCount(_Relaxed):
+class LMCut(_PerRelaxation):
+    name = "lmcut"
+    admissible = True
+
+    def build(self, r):
+        from .lmcut import LMCutData
+
+        return LMCutData(r)
+
+    def evaluate(self, r, reached, schedule):
+        from .lmcut import lmcut
+
+        return lmcut(self.tables(r), reached)
+
+
+class LandmarkCount(_PerRelaxation):
     """Landmarks with pairwise-disjoint achievers, counted (planners/landmarks.py)."""
 
     name = "lmcount"
     admissible = True
 
-    def __init__(self, relaxation: Relaxation):
-        super().__init__(relaxation)
-        self._data = {}
+    def build(self, r):
+        from .landmarks import LandmarkData
+
+        return LandmarkData(r)
 
     def evaluate(self, r, reached, schedule):
-        from .landmarks import LandmarkData, landmark_count
+        from .landmarks import landmark_count
 
-        data = self._data.get(id(r))
-        if data is None:
-            data = self._data[id(r)] = LandmarkData(r)
-        return landmark_count(data, r, reached)
+        return landmark_count(self.tables(r), r, reached)
 
 
 class Maximum:

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import math
 
-from engine.compile import set_bits
-
 
 class LandmarkData:
     """Per relaxation: for every fact, what all its achievers require, and which occurrence

@@ -21,7 +21,6 @@ through. Duplicates are caught twice: by the exact state (free) and by the symme
 """
 from __future__ import annotations
 
-import math
 
 from .limits import Limits
 from .result import MEMOUT, NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, TIMEOUT, PlanResult

@@ -15,7 +15,6 @@ actual states, so the returned plan is a real plan of the task.
 from __future__ import annotations
 
 from engine import model as m
-from engine.compile import set_bits
 
 
 def _named_objects(task) -> set[str]:

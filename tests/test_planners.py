@@ -1,6 +1,4 @@
 """Planners: known optima, agreement between optimal planners, plans that validate, routing
-import sys, os
-sys.path.insert(0, os.path.dirname(__file__))
 exactness against brute force, the any-state oracle, and fail-fast statuses."""
 import glob
 import math
@@ -14,6 +12,8 @@ from engine.loader import build_problem, load_domain
 from planners import SOLVED_OPTIMAL, UNSOLVABLE_PROVEN, UNSUPPORTED, solve
 from planners.oracle import Oracle
 from planners.routing import brute_force_sequence, solve_sequence
+
+from generated import blocks_problems
 
 KNOWN = {
     "problems/blocksworld/blocks-4-0.json": 6,
@@ -81,33 +81,6 @@ def build_goal(task, raw):
 
 
 # ---------------------------------------------------------------- generated problems
-@st.composite
-def blocks_problems(draw):
-    n = draw(st.integers(2, 4))
-    blocks = [f"b{i}" for i in range(n)]
-
-    def towers():
-        order = draw(st.permutations(blocks))
-        cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1))) if n > 1 else []
-        out, last = [], 0
-        for c in cuts + [n]:
-            out.append(order[last:c])
-            last = c
-        return out
-
-    def facts(ts):
-        out = []
-        for t in ts:
-            out.append(["ontable", t[0]])
-            out += [["on", x, y] for y, x in zip(t, t[1:])]
-            out.append(["clear", t[-1]])
-        return out
-    init = facts(towers()) + [["handempty"]]
-    goal = [f for f in facts(towers()) if f[0] == "on"] or [["handempty"]]
-    return {"groundplan": "1", "name": "gen", "domain": "blocksworld", "objects": {b: "block" for b in blocks},
-            "init": init, "goal": {"and": goal}}
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(blocks_problems(), st.sampled_from(["bfs", "astar", "gbfs", "wastar", "ucs"]))
 def test_every_returned_plan_validates_and_optimal_ones_agree(data, planner):

@@ -10,6 +10,8 @@ from planners import solve
 from planners.layered import bounded_breadth_first, prove_optimal
 from planners.result import NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, UNSUPPORTED
 
+from generated import blocks_problems
+
 # the and the spec's verified optima of base kitchen tasks
 KITCHEN_OPTIMA = {
     "sync/01_cheese_sandwich": 8,
@@ -78,32 +80,6 @@ def test_a_timeout_reports_the_depth_searched_as_lower_bound():
 
 def blocks_task(data):
     return Task(build_problem(data, "<gen>", None, domain=load_domain("domains/blocksworld/domain.json")))
-
-
-@st.composite
-def blocks_problems(draw):
-    n = draw(st.integers(2, 4))
-    blocks = [f"b{i}" for i in range(n)]
-
-    def towers():
-        order = draw(st.permutations(blocks))
-        cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1)))
-        out, last = [], 0
-        for c in cuts + [n]:
-            out.append(order[last:c])
-            last = c
-        return out
-
-    def facts(ts):
-        out = []
-        for t in ts:
-            out.append(["ontable", t[0]])
-            out += [["on", x, y] for y, x in zip(t, t[1:])]
-            out.append(["clear", t[-1]])
-        return out
-    goal = [f for f in facts(towers()) if f[0] == "on"] or [["handempty"]]
-    return {"groundplan": "1", "name": "gen", "domain": "blocksworld", "objects": {b: "block" for b in blocks},
-            "init": facts(towers()) + [["handempty"]], "goal": {"and": goal}}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

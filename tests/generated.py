@@ -1,0 +1,29 @@
+"""Hypothesis strategies for generated problems, shared by the planner tests."""
+from hypothesis import strategies as st
+
+
+@st.composite
+def blocks_problems(draw):
+    n = draw(st.integers(2, 4))
+    blocks = [f"b{i}" for i in range(n)]
+
+    def towers():
+        order = draw(st.permutations(blocks))
+        cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1))) if n > 1 else []
+        out, last = [], 0
+        for c in cuts + [n]:
+            out.append(order[last:c])
+            last = c
+        return out
+
+    def facts(ts):
+        out = []
+        for t in ts:
+            out.append(["ontable", t[0]])
+            out += [["on", x, y] for y, x in zip(t, t[1:])]
+            out.append(["clear", t[-1]])
+        return out
+    init = facts(towers()) + [["handempty"]]
+    goal = [f for f in facts(towers()) if f[0] == "on"] or [["handempty"]]
+    return {"groundplan": "1", "name": "gen", "domain": "blocksworld", "objects": {b: "block" for b in blocks},
+            "init": init, "goal": {"and": goal}}
