@@ -139,9 +139,11 @@ class Task:
         self.has_derived = bool(self.domain.derived)
         self.goal = GoalTracker(problem.goal)
         agents = problem.agents
+        self.idle: frozenset = frozenset()  # objects of the agent type the order leaves out: they never act
         if agents is not None:
             self.agents = list(agents.order) or sorted(problem.objects_of(agents.type))
             self.agent_mode = agents.mode
+            self.idle = frozenset(problem.objects_of(agents.type)) - set(self.agents)
         else:
             self.agents, self.agent_mode = [], "turns"
         self.turn_based = self.agent_mode == "turns" and len(self.agents) > 1
@@ -278,6 +280,8 @@ class Task:
         if self.turn_based:
             player = self.agents[state.turn]
             found = [a for a in found if a.actor is None or a.actor == player]
+        elif self.idle:
+            found = [a for a in found if a.actor not in self.idle]
         found.sort(key=_by_index)
         return found
 
@@ -296,6 +300,8 @@ class Task:
     def is_applicable(self, state: State, action: GroundAction) -> bool:
         bits = self.bits(state)
         if self.turn_based and action.actor is not None and action.actor != self.agents[state.turn]:
+            return False
+        if action.actor in self.idle:
             return False
         return action.pre.holds(state, bits)
 
@@ -498,6 +504,8 @@ class Task:
         reasons = []
         if self.turn_based and action.actor is not None and action.actor != self.agents[state.turn]:
             reasons.append(f"it is {self.agents[state.turn]}'s turn, not {action.actor}'s")
+        if action.actor in self.idle:
+            reasons.append(f"{action.actor} is not one of the problem's agents ({', '.join(self.agents)})")
         return reasons + explain_failure(self, state, action.schema.precondition, action.binding)
 
     # ------------------------------------------------------------ action lookup

@@ -23,6 +23,17 @@ def serial_task(task: Task) -> Task:
     return Task(problem)
 
 
+def solo_task(task: Task, agent: str) -> Task:
+    """The task where only `agent` acts (the others stay where they are, as obstacles).
+
+    Its plans schedule into the turn-based task with the others waiting on their turns: a plan
+    about k times longer than needed, but one that exists whenever one agent can do the work
+    alone, which is what the turn-based search and the serial task fail to find for long orders."""
+    agents = dataclasses.replace(task.problem.agents, order=(agent,))
+    problem = dataclasses.replace(task.problem, agents=agents, max_steps=None, optimal=None)
+    return Task(problem)
+
+
 def _noop(task: Task, state, agent: str):
     """An applicable action of `agent` that changes nothing (the domain's wait), or None."""
     for action in task.applicable(state):

@@ -203,3 +203,16 @@ def test_optima_proven_by_the_benchmark_are_stored_with_a_plan_of_that_cost(name
     assert stored["cost"] == optimum and "upper_bound" not in stored and "bounded-bfs" in stored["method"]
     check = validate_plan(kitchen(name), stored["plan"])
     assert check.valid and check.cost == optimum
+
+
+def test_agents_left_out_of_the_order_never_act():
+    from planners.solo import solo_task
+    task = Task.load("domains/kitchen/tasks/multiagent/01_lettuce_burger.json")
+    solo = solo_task(task, task.agents[0])
+    state = solo.initial_state()
+    assert not solo.turn_based and {a.actor for a in solo.applicable(state)} == {task.agents[0]}
+    other = next(a for a in task.applicable(task.initial_state()) if a.actor == task.agents[0])
+    idle = solo_task(task, task.agents[1])
+    assert not idle.is_applicable(idle.initial_state(), other)
+    assert any("not one of the problem's agents" in r for r in idle.explain(idle.initial_state(), other))
+    assert task.is_applicable(task.initial_state(), other)  # the full task is unchanged

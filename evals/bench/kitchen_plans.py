@@ -144,6 +144,22 @@ def find_serial(path: Path, task, limit: float, log) -> bool:
     return True
 
 
+def find_solo(path: Path, task, limit: float, log) -> bool:
+    """Turn-based tasks, last resort: one agent does everything, the others wait their turns."""
+    from planners.solo import schedule, solo_task
+
+    for agent in task.agents:
+        found = search_plan(solo_task(task, agent), limit / len(task.agents), log)
+        if found is None:
+            continue
+        actions = schedule(task, [a.text for a in found[0]])
+        log(f"  {agent} alone: {len(found[0])} actions -> {'not schedulable' if actions is None else len(actions)} turns")
+        if actions is not None:
+            store(path, task, actions, found[1] + f" with {agent} alone, the others waiting", "hff", log)
+            return True
+    return False
+
+
 def find(path: Path, limit: float, log) -> None:
     from engine import Task
 
@@ -155,6 +171,8 @@ def find(path: Path, limit: float, log) -> None:
     if try_repair(path, task, limit * 0.3, log):
         return
     if task.turn_based and find_serial(path, task, limit, log):
+        return
+    if task.turn_based and len(task.agents) > 1 and find_solo(path, task, limit, log):
         return
     found = search_plan(task, limit, log)
     if found is not None:
