@@ -124,7 +124,7 @@ def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, sym
                 continue  # cannot improve on a plan already known (floor: the parent's lower bound)
             rank = value if weight is None else g2 + weight * value
             heapq.heappush(greedy, (rank, counter, child, g2))
-            if not isinstance(label, tuple) and label.index in preferred:
+            if not isinstance(label, tuple) and label.name in preferred:
                 heapq.heappush(preferred_q, (rank, counter, child, g2))
             if novel is not None:
                 bits, is_new = child.facts, False

@@ -327,7 +327,7 @@ class HFF(_Relaxed):
             if relaxed.source is not None:
                 deleted |= relaxed.source.effect.delete
                 if relaxed.pre_pos & ~reached == 0:
-                    self.preferred.add(relaxed.source.index)
+                    self.preferred.add(relaxed.source.name)  # names: indices differ between universes
         value = sum(r.actions[i].cost for i in chosen)
         if self.goal_deletion:
             # a relaxed plan that must destroy a goal fact and never restores it (unstacking what

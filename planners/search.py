@@ -179,6 +179,6 @@ def greedy_preferred(task, heuristic, start=None, time_limit=None, memory_limit=
             counter += 1
             entry = (value, counter, child, g + cost)
             heapq.heappush(queues[0], entry)
-            if not isinstance(label, tuple) and label.index in preferred:
+            if not isinstance(label, tuple) and label.name in preferred:
                 heapq.heappush(queues[1], entry)
     return _result(UNSOLVABLE_PROVEN, "gbfs", [], None, expanded, generated, limits, heuristic=name)

@@ -216,3 +216,15 @@ def test_agents_left_out_of_the_order_never_act():
     assert not idle.is_applicable(idle.initial_state(), other)
     assert any("not one of the problem's agents" in r for r in idle.explain(idle.initial_state(), other))
     assert task.is_applicable(task.initial_state(), other)  # the full task is unchanged
+
+
+def test_preferred_operators_name_applicable_actions_when_objects_can_be_created():
+    """The relaxation of a soup grounds placeholder objects in a universe of its own, whose
+    action indices differ from the state's: preferred operators are matched by name."""
+    from planners import heuristics as H
+    task = kitchen("async/06_potato_soup")
+    h = H.make(task, "hff")
+    state = task.initial_state()
+    h(state)
+    applicable = {a.name for a in task.applicable(state)}
+    assert h.preferred and h.preferred <= applicable
