@@ -1,5 +1,20 @@
-"""Hypothesis strategies for generated problems, shared by the planner tests."""
+"""Hypothesis strategies for generated problems and problem-file copies, shared by the planner tests."""
+import json
+import shutil
+from pathlib import Path
+
 from hypothesis import strategies as st
+
+
+def copy_problem(tmp_path, source: str, domain: str):
+    """A copy of a problem file in tmp_path, its domain pointed at the repository's (absolute):
+    (path, data). Tests that store results write to the copy, never to the shipped file."""
+    path = tmp_path / Path(source).name
+    shutil.copy(source, path)
+    data = json.loads(path.read_text())
+    data["domain"] = str(Path(domain).resolve())
+    path.write_text(json.dumps(data))
+    return path, data
 
 
 @st.composite

@@ -13,7 +13,7 @@ from planners import SOLVED_OPTIMAL, UNSOLVABLE_PROVEN, UNSUPPORTED, solve
 from planners.oracle import Oracle
 from planners.routing import brute_force_sequence, solve_sequence
 
-from generated import blocks_problems
+from generated import blocks_problems, copy_problem
 
 KNOWN = {
     "problems/blocksworld/blocks-4-0.json": 6,
@@ -304,14 +304,9 @@ def test_symmetric_states_have_equal_keys_and_equal_optimal_costs(choices):
 
 def test_store_keeps_the_best_plan_and_bound_and_recognises_a_proof(tmp_path):
     import json as _json
-    import shutil
     from planners.cli import store_result
     from planners.result import PlanResult
-    path = tmp_path / "p.json"
-    shutil.copy("problems/blocksworld/sussman.json", path)
-    data = _json.loads(path.read_text())
-    data["domain"] = str(__import__("pathlib").Path("domains/blocksworld/domain.json").resolve())
-    path.write_text(_json.dumps(data))
+    path, _ = copy_problem(tmp_path, "problems/blocksworld/sussman.json", "domains/blocksworld/domain.json")
     store_result(str(path), PlanResult("timeout", "astar", lower_bound=4, heuristic="hmax"))
     assert _json.loads(path.read_text())["optimal"] == {"cost": None, "method": "unproven", "lower_bound": 4}
     store_result(str(path), PlanResult("solved-satisficing", "gbfs", plan=["a"] * 8, cost=8, heuristic="hff"))

@@ -10,7 +10,7 @@ from planners import solve
 from planners.layered import bounded_breadth_first, prove_optimal
 from planners.result import NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, UNSUPPORTED
 
-from generated import blocks_problems
+from generated import blocks_problems, copy_problem
 
 # the and the spec's verified optima of base kitchen tasks
 KITCHEN_OPTIMA = {
@@ -44,12 +44,8 @@ def test_the_prover_finds_each_known_optimum_and_proves_nothing_cheaper_exists(n
 
 def test_the_prove_planner_vouches_for_a_stored_plan_or_finds_a_cheaper_one(tmp_path):
     import json
-    import shutil
-    path = tmp_path / "task.json"
-    shutil.copy("domains/kitchen/tasks/async/01_cheese_chicken_sandwich.json", path)
-    data = json.loads(path.read_text())
-    data["domain"] = str(__import__("pathlib").Path("domains/kitchen/domain.json").resolve())
-    path.write_text(json.dumps(data))
+    path, data = copy_problem(tmp_path, "domains/kitchen/tasks/async/01_cheese_chicken_sandwich.json",
+                              "domains/kitchen/domain.json")
     result = solve(Task.load(path), planner="prove", time_limit=60)
     assert result.status == SOLVED_OPTIMAL and result.cost == 21 and "stored plan" in result.reason
     del data["optimal"]  # no stored plan: a satisficing search supplies the first bound
