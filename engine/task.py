@@ -301,7 +301,7 @@ class Task:
         bits = self.bits(state)
         if self.turn_based and action.actor is not None and action.actor != self.agents[state.turn]:
             return False
-        if action.actor in self.idle:
+        if self.idle and action.actor in self.idle:
             return False
         return action.pre.holds(state, bits)
 

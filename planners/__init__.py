@@ -9,7 +9,7 @@ Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, was
 (unit costs: a plan first, then breadth-first search below its cost, pruned by landmark counting
 and h_max; optimal, and the strongest prover for long timed tasks), tsp
 (OR-Tools routing over target visits), auto (an optimal planner suited to the problem).
-OR-Tools is imported only by the routing planner.
+OR-Tools is imported only by the routing planner and the opcount heuristic.
 """
 from __future__ import annotations
 

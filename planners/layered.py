@@ -21,7 +21,6 @@ through. Duplicates are caught twice: by the exact state (free) and by the symme
 """
 from __future__ import annotations
 
-
 from .limits import Limits
 from .result import MEMOUT, NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, TIMEOUT, PlanResult
 from .transitions import Transitions, label_text
@@ -31,7 +30,7 @@ KEY_CACHE = 1_000_000  # states per layer whose symmetry key is remembered (memo
 
 
 def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=None, time_limit=None,
-                          memory_limit=None, reach=None, log=None) -> PlanResult:
+                          memory_limit=None, log=None) -> PlanResult:
     """Search plans of cost <= `bound` in a unit-cost task.
 
     heuristics: admissible estimates, cheapest first, each as (estimate, reach): the estimate is
@@ -170,7 +169,7 @@ def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_li
 
 def prove(task, start=None, time_limit=None, memory_limit=None, quick=None) -> PlanResult:
     """An optimal planner for unit-cost tasks: a plan first (the problem file's stored best plan,
-    else `quick(task, seconds)`, a satisficing search), then the bounded search below its cost.
+    else `quick(task, start, seconds)`, a satisficing search), then the bounded search below its cost.
     Either the search finds something cheaper, which is optimal, or the first plan is."""
     import time
 
@@ -192,9 +191,8 @@ def prove(task, start=None, time_limit=None, memory_limit=None, quick=None) -> P
             plan, upper, source = found.plan, found.cost, f"the {found.planner} plan"
     left = None if time_limit is None else max(0.001, time_limit - (time.perf_counter() - began))
     if upper is None:
-        result = PlanResult(TIMEOUT, "bounded-bfs", reason="no plan to bound the search: give a guess or a time limit "
-                                                            "long enough for the satisficing search")
-        return result
+        return PlanResult(TIMEOUT, "bounded-bfs", reason="no plan to bound the search: give a guess or a time limit "
+                                                          "long enough for the satisficing search")
     result = prove_optimal(task, upper_bound=upper, time_limit=left, memory_limit=memory_limit, start=start)
     if result.status == NO_PLAN_WITHIN_BOUND:
         result.status, result.plan, result.cost = SOLVED_OPTIMAL, list(plan), upper

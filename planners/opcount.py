@@ -117,6 +117,11 @@ class OperatorCountingModel:
                 self.uncontrolled |= relax.adds_of(phase)
         self.pseudo = {bit.bit_length() - 1 for bit in self.timer_started.values()}
         self.groups = self._groups(u, timer_effects)
+        self.group_masks = [_mask(members) for members in self.groups]
+        self.pieces_of: dict[int, list[_Piece]] = {}  # ground action index -> its columns' pieces
+        for piece in self.pieces:
+            if isinstance(piece.source, int):
+                self.pieces_of.setdefault(piece.source, []).append(piece)
         self.pairs = self._choose_pairs()
         self._build(pywraplp)
 
@@ -189,9 +194,7 @@ class OperatorCountingModel:
                 timer_touched |= self.relax.adds_of(effect) | _all_deletes(effect)
         kept = []
         for members in groups:
-            mask = 0
-            for f in members:
-                mask |= 1 << f
+            mask = _mask(members)
             if (bits0 & mask).bit_count() != 1 or mask & timer_touched:
                 continue
             if all(_respects(action, mask, self.relax) for action in u.actions):
@@ -203,12 +206,7 @@ class OperatorCountingModel:
         the other is required as it is (pick up *at* a station), and the other changes without
         mentioning the first (a move, whatever is in hand). Cheapest splits first, within a budget."""
         u = self.relax.universe
-        masks = []
-        for members in self.groups:
-            mask = 0
-            for f in members:
-                mask |= 1 << f
-            masks.append(mask)
+        masks = self.group_masks
         candidates = []
         for i in range(len(masks)):
             for j in range(i + 1, len(masks)):
@@ -306,11 +304,8 @@ class OperatorCountingModel:
         from .lmcut import LMCutData
 
         self.lm_data = LMCutData(self.relax)
-        self.columns_of: dict = {}  # ground action (by identity: indices are per universe) -> its columns
-        actions = self.relax.universe.actions
-        for piece in self.pieces:
-            if isinstance(piece.source, int):
-                self.columns_of.setdefault(actions[piece.source], []).append(piece.column)
+        actions = self.relax.universe.actions  # landmarks name ground actions: by identity, as indices are per universe
+        self.columns_of = {actions[index]: [p.column for p in pieces] for index, pieces in self.pieces_of.items()}
         self.landmark_rows = []
         self.landmarks_used = 0
 
@@ -318,14 +313,9 @@ class OperatorCountingModel:
         """The state equation over the product of two exactly-one groups, with split columns."""
         u = self.relax.universe
         self.pair_rows = {}
-        by_action: dict[int, list[_Piece]] = {}
-        for piece in self.pieces:
-            if isinstance(piece.source, int):
-                by_action.setdefault(piece.source, []).append(piece)
         for gi, gj in self.pairs:
             first, second = self.groups[gi], self.groups[gj]
-            mask_i = sum(1 << f for f in first)
-            mask_j = sum(1 << f for f in second)
+            mask_i, mask_j = self.group_masks[gi], self.group_masks[gj]
             rows = {}
             for f in first:
                 for g in second:
@@ -350,7 +340,7 @@ class OperatorCountingModel:
                 choices = [(a, b) for a in ([before_i] if before_i is not None else first)
                            for b in ([before_j] if before_j is not None else second)]
                 link = solver.Constraint(0, 0)  # split counts add up to the action's count
-                for piece in by_action[index]:
+                for piece in self.pieces_of[index]:
                     link.SetCoefficient(piece.column, 1)
                 for a, b in choices:
                     x = solver.NumVar(0, inf, "")
@@ -477,6 +467,13 @@ def _branch_verdict(cond, counter, value, top):
         if holds is False:
             return False
     return None  # thresholds pass, but the compiled test may ask more: either way is possible
+
+
+def _mask(facts) -> int:
+    mask = 0
+    for f in facts:
+        mask |= 1 << f
+    return mask
 
 
 def _value(mask):

@@ -97,8 +97,7 @@ class Symmetry:
         self._member_mask = 0  # facts seen so far that mention a member of a class
         self._plain_mask = 0  # facts seen so far that mention none
         self._renamed: dict[tuple, int] = {}
-        self._object_masks: dict[str, int] = {}
-        self._object_masks_size = -1
+        self._object_masks: dict[str, int] = {}  # member -> the facts seen so far that mention it
 
     @classmethod
     def detect(cls, task) -> "Symmetry | None":
@@ -143,6 +142,8 @@ class Symmetry:
             entries = self._cache[fid] = [(obj, self._intern(entry)) for obj, entry in self._entries(0, pred, args)]
             if entries:
                 self._member_mask |= 1 << fid
+                for obj, _ in entries:
+                    self._object_masks[obj] = self._object_masks.get(obj, 0) | 1 << fid
             else:
                 self._plain_mask |= 1 << fid
         return entries
@@ -198,7 +199,7 @@ class Symmetry:
             return (facts, tuple(values), state.timers, state.turn, state.progress, state.created)
         renamed = 0
         for obj in rename:
-            renamed |= self._mask_of(obj)
+            renamed |= self._object_masks.get(obj, 0)
         bits = facts & ~renamed
         moved = facts & renamed
         how = tuple(sorted(rename.items()))
@@ -217,15 +218,3 @@ class Symmetry:
         canon_timers = tuple(sorted((task.timer_id(task.timer_keys[tid][0], tuple(rename.get(x, x) for x in task.timer_keys[tid][1])), r)
                                     for tid, r in state.timers))
         return (bits, canon_values, canon_timers, state.turn, state.progress, state.created)
-
-    def _mask_of(self, obj: str) -> int:
-        """Every fact seen so far that mentions `obj` (all the facts a state could hold about it)."""
-        mask = self._object_masks.get(obj)
-        if mask is None or self._object_masks_size != len(self._cache):
-            self._object_masks = {}
-            for fid, entries in self._cache.items():
-                for member, _ in entries:
-                    self._object_masks[member] = self._object_masks.get(member, 0) | 1 << fid
-            self._object_masks_size = len(self._cache)
-            mask = self._object_masks.get(obj, 0)
-        return mask
