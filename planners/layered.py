@@ -30,13 +30,15 @@ KEY_CACHE = 1_000_000  # states per layer whose symmetry key is remembered (memo
 
 
 def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=None, time_limit=None,
-                          memory_limit=None, log=None) -> PlanResult:
+                          memory_limit=None, log=None, accept=None) -> PlanResult:
     """Search plans of cost <= `bound` in a unit-cost task.
 
     heuristics: admissible estimates, cheapest first, each as (estimate, reach): the estimate is
     called only when the remaining budget is below `reach` (an estimate can only prune when it
     exceeds the budget, and one that rarely exceeds `reach` is not worth calling above it).
     reach None: the estimate of the initial state + 1 (estimates mostly fall as a plan goes on).
+    accept: an extra test a goal state must pass to end the search (a goal state failing it is
+    searched on like any other): the goal as a cheap filter, an expensive check behind it.
     Returns SOLVED_OPTIMAL with the plan, NO_PLAN_WITHIN_BOUND when no plan within the bound
     exists (lower_bound = bound + 1), or TIMEOUT/MEMOUT with the depth fully searched + 1 as
     the lower bound.
@@ -77,6 +79,9 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
                           cost=depth if goal_key is not None else None, expanded=expanded, generated=generated,
                           seconds=limits.seconds, peak_memory_mb=limits.peak_mb, heuristic=name, lower_bound=lower)
 
+    if accept is not None:
+        def is_goal(state, plain=task.is_goal):
+            return plain(state) and accept(state)
     if is_goal(s0):
         return done(SOLVED_OPTIMAL, k0, 0, 0)
     reaches = []

@@ -76,6 +76,8 @@ class Relaxation:
         pending = []
         self.counters = self._find_counters(u.actions)
         for action in u.actions:
+            if action.actor is not None and action.actor in task.idle:
+                continue  # an idle agent never acts: its actions would only mislead the estimates
             cost = action.cost if not callable(action.cost) else 0  # state-dependent cost: 0 keeps it admissible
             self._relax_action(action, cost, pending)
         seen = set()

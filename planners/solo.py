@@ -12,7 +12,9 @@ optimality.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
+import itertools
 
 from engine import Task
 
@@ -32,6 +34,36 @@ def solo_task(task: Task, agent: str) -> Task:
     agents = dataclasses.replace(task.problem.agents, order=(agent,))
     problem = dataclasses.replace(task.problem, agents=agents, max_steps=None, optimal=None)
     return Task(problem)
+
+
+def acting_only(task: Task, agent: str, agents) -> Task:
+    """A view of `task` (sharing its grounding, so its states too) in which only `agent` of
+    `agents` acts: the others are idle, and relaxation heuristics leave their actions out."""
+    view = copy.copy(task)
+    view.idle = frozenset(agents) - {agent}
+    return view
+
+
+def relay(task: Task, search, time_limit: float | None = None, order=None):
+    """Turn-based tasks whose goal splits into parts (dishes): the parts are planned one after
+    another on the serial task (planners/agenda.py), part k by agent k mod n alone, and the
+    whole is scheduled into turns, where an agent's part moves forward into the others' waits
+    wherever the rest still replays. One agent per leg keeps each leg a single-agent search;
+    changing agents between legs lets a part use stations the previous agent's work left free.
+
+    search(task, start, seconds) -> PlanResult solves one leg. Returns the agenda's PlanResult
+    (its plan is serial) and the scheduled ground actions, or None when it cannot be scheduled."""
+    from .agenda import solve_agenda
+
+    serial = serial_task(task)
+    agents = list(task.agents)
+    leg_number = itertools.count()
+
+    def leg(sub, start, left):
+        return search(acting_only(sub, agents[next(leg_number) % len(agents)], agents), start, left)
+
+    result = solve_agenda(serial, leg, time_limit=time_limit, planner="relay", order=order)
+    return result, (schedule(task, result.plan) if result.solved else None)
 
 
 def _noop(task: Task, state, agent: str):

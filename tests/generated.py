@@ -17,6 +17,14 @@ def copy_problem(tmp_path, source: str, domain: str):
     return path, data
 
 
+def blocks_task(data):
+    """The engine's task of a generated blocksworld problem (see blocks_problems)."""
+    from engine import Task
+    from engine.loader import build_problem, load_domain
+
+    return Task(build_problem(data, "<gen>", None, domain=load_domain("domains/blocksworld/domain.json")))
+
+
 @st.composite
 def blocks_problems(draw):
     n = draw(st.integers(2, 4))

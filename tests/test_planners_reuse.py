@@ -58,3 +58,32 @@ def test_a_serial_plan_is_scheduled_into_valid_turns():
 def test_a_serial_plan_that_cannot_run_in_turns_is_refused():
     task = Task.load("domains/kitchen/tasks/multiagent/04_lettuce_chicken_sandwich.json")
     assert schedule(task, ["Move robot9 from table1 to table2"]) is None
+
+
+def test_relaxation_heuristics_leave_idle_agents_out():
+    """An agent that never acts must not do the relaxed plan's work: with robot2 idle, the
+    estimates of the same state count robot1's own trips, so they never fall below the full task's."""
+    from planners.relaxation import Relaxation
+    from planners.solo import acting_only
+    task = Task.load("domains/kitchen/tasks/multiagent/04_lettuce_chicken_sandwich.json")
+    serial = serial_task(task)
+    alone = acting_only(serial, task.agents[0], task.agents)
+    actors = {a.source.actor for a in Relaxation(alone).actions if a.source is not None}
+    assert actors == {task.agents[0]}
+    assert {a.source.actor for a in Relaxation(serial).actions if a.source is not None} == set(task.agents)
+    state = serial.initial_state()
+    for name in ("hmax", "hff", "lmcount"):
+        assert H.make(alone, name)(state) >= H.make(serial, name)(state)
+    assert H.make(alone, "hff")(state) > H.make(serial, "hff")(state)  # robot2 stands nearer some of the work
+
+
+def test_a_relay_gives_each_dish_to_one_agent_and_schedules_the_whole_into_turns():
+    from planners.solo import relay
+    task = Task.load("domains/kitchen/tasks/multiagent/09_two_lettuce_cheeseburger.json")
+    result, turns = relay(task, lambda sub, start, left: explore(sub, H.make(sub, "hff"), start=start,
+                                                                  time_limit=left, weight=5), time_limit=120)
+    assert result.solved and turns is not None
+    check = validate_plan(task, [a.text for a in turns])
+    assert check.valid and check.cost == len(turns)
+    assert {a.actor for a in turns if a.text != "Do nothing"} == set(task.agents)
+    assert len(turns) <= len(task.agents) * result.cost

@@ -5,12 +5,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Task, validate_plan
-from engine.loader import build_problem, load_domain
 from planners import solve
 from planners.layered import bounded_breadth_first, prove_optimal
 from planners.result import NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, UNSUPPORTED
 
-from generated import blocks_problems, copy_problem
+from generated import blocks_problems, blocks_task, copy_problem
 
 # the and the spec's verified optima of base kitchen tasks
 KITCHEN_OPTIMA = {
@@ -72,10 +71,6 @@ def test_a_timeout_reports_the_depth_searched_as_lower_bound():
     result = prove_optimal(task, guess=27, time_limit=0.5)
     assert result.status == "timeout"
     assert 1 <= result.lower_bound <= 27 and result.cost is None
-
-
-def blocks_task(data):
-    return Task(build_problem(data, "<gen>", None, domain=load_domain("domains/blocksworld/domain.json")))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

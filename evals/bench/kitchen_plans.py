@@ -3,8 +3,10 @@
     python evals/bench/kitchen_plans.py find     [--time-limit 20] [--sets ...]   # problems without a plan
     python evals/bench/kitchen_plans.py repair   [--time-limit 20]                # instances: the base plan, repaired
     python evals/bench/kitchen_plans.py serial   [--time-limit 20]                # turn-based: serial plan, scheduled
+    python evals/bench/kitchen_plans.py relay    [--time-limit 20]                # turn-based: one agent per dish, scheduled
     python evals/bench/kitchen_plans.py prove    [--time-limit 60] [--sets ...]   # bounded BFS: optimum or a higher lower bound
     python evals/bench/kitchen_plans.py improve  [--time-limit 30] [--sets ...]   # every unproven problem
+    python evals/bench/kitchen_plans.py polish   [--time-limit 300] [--sets ...]  # windows of stored plans re-optimised
 
 `find` tries, in order: the base task's stored plan replayed on the instance (instances are the
 base task plus stations and items, so it is often still valid); the base plan repaired
@@ -144,6 +146,30 @@ def find_serial(path: Path, task, limit: float, log) -> bool:
     return True
 
 
+def find_relay(path: Path, task, limit: float, log) -> bool:
+    """Turn-based tasks with several dishes: one agent per dish in turn (planners/solo.py relay)."""
+    from planners import heuristics as H
+    from planners.agenda import parts
+    from planners.explore import explore
+    from planners.solo import relay
+
+    def leg(sub, start, left):
+        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=5)
+
+    n = parts(task)
+    if n < 2:
+        return False
+    for order in (tuple(range(n)), tuple(reversed(range(n)))):
+        result, actions = relay(task, leg, time_limit=limit / 2, order=order)
+        log(f"  relay {order}: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s "
+            f"{result.reason} -> {'not scheduled' if actions is None else len(actions)}")
+        if actions is not None:
+            store(path, task, actions, f"relay (parts in order {order}, one agent each) + explore w=5, "
+                                       f"scheduled into turns", "hff", log)
+            return True
+    return False
+
+
 def find_solo(path: Path, task, limit: float, log) -> bool:
     """Turn-based tasks, last resort: one agent does everything, the others wait their turns."""
     from planners.solo import schedule, solo_task
@@ -171,6 +197,8 @@ def find(path: Path, limit: float, log) -> None:
     if try_repair(path, task, limit * 0.3, log):
         return
     if task.turn_based and find_serial(path, task, limit, log):
+        return
+    if task.turn_based and len(task.agents) > 1 and find_relay(path, task, limit, log):
         return
     if task.turn_based and len(task.agents) > 1 and find_solo(path, task, limit, log):
         return
@@ -239,6 +267,14 @@ def paper_horizon(path: Path):
     return horizons[int(path.name[:2]) - 1] if horizons else None
 
 
+def relay_phase(path: Path, limit: float, log) -> None:
+    from engine import Task
+
+    task = Task.load(path)
+    if task.turn_based and len(task.agents) > 1:
+        find_relay(path, task, limit, log)
+
+
 def serial(path: Path, limit: float, log) -> None:
     from engine import Task
 
@@ -270,9 +306,30 @@ def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
             store(path, task, result.actions, f"explore w={w}", "hff", log)
 
 
+def polish(path: Path, limit: float, log) -> None:
+    """The stored plan, every window re-optimised by bounded search (planners/windows.py)."""
+    from engine import Task
+    from planners.windows import reoptimize
+
+    task = Task.load(path)
+    e = entry(path)
+    if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+        return
+    state, actions = task.initial_state(), []
+    for text in e["plan"]:
+        a = task.parse_action(text, state)
+        actions.append(a)
+        state = task.successor(state, a)
+    began = time.perf_counter()
+    better = reoptimize(task, actions, time_limit=limit)
+    log(f"  windows: {len(actions)} -> {len(better)} steps in {time.perf_counter() - began:.0f} s")
+    if len(better) < len(actions):
+        store(path, task, better, "stored plan, windows re-optimised by bounded search", None, log)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("phase", choices=("find", "repair", "serial", "improve", "prove"))
+    parser.add_argument("phase", choices=("find", "repair", "serial", "relay", "improve", "polish", "prove"))
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per search")
     parser.add_argument("--sets", nargs="*", default=["sync", "async", "multiagent", "train"])
     parser.add_argument("--match", default="", help="only files whose path contains this")
@@ -292,15 +349,15 @@ def main(argv=None) -> int:
         if args.match not in str(path):
             continue
         e = entry(path)
-        if proven(e) or (args.phase == "find" and e.get("plan")) or (args.phase == "improve" and not e.get("plan")):
+        if proven(e) or (args.phase == "find" and e.get("plan")) or (args.phase in ("improve", "polish") and not e.get("plan")):
             continue
-        if args.phase == "serial" and "multiagent" not in str(path):
+        if args.phase in ("serial", "relay") and "multiagent" not in str(path):
             continue
         if args.phase == "repair" and base_of(path) is None:
             continue
         log(f"{path.relative_to(ROOT)} ({time.perf_counter() - began:.0f} s)")
         try:
-            {"find": find, "repair": repair_phase, "serial": serial, "improve": improve, "prove": prove}[args.phase](path, args.time_limit, log)
+            {"find": find, "repair": repair_phase, "serial": serial, "relay": relay_phase, "improve": improve, "polish": polish, "prove": prove}[args.phase](path, args.time_limit, log)
         except Exception as exc:  # one problem's failure must not stop the batch
             log(f"  ! {type(exc).__name__}: {exc}")
     return 0
