@@ -73,6 +73,9 @@ def store_result(path: str, result) -> None:
         if result.status == "solved-satisficing" and (upper is None or cost < upper):
             upper, plan = cost, result.plan
         lower = max(x for x in (old.get("lower_bound"), result.lower_bound, 0) if x is not None)
+        lower_method = old.get("lower_bound_method")
+        if result.lower_bound is not None and result.lower_bound > (old.get("lower_bound") or 0):
+            lower_method = method
         if upper is not None and lower >= upper:  # the best plan meets the proven bound
             proof = f" by {method}" if result.lower_bound is not None and result.lower_bound >= upper else ""
             entry = {"cost": upper, "method": f"plan of cost {upper} meets the lower bound proven{proof}", "plan": plan}
@@ -81,6 +84,8 @@ def store_result(path: str, result) -> None:
                 entry.update(upper_bound=upper, plan=plan)
             if lower:
                 entry["lower_bound"] = lower
+                if lower_method:
+                    entry["lower_bound_method"] = lower_method
             if "upper_bound" not in entry and "lower_bound" not in entry:
                 return
             if plan is not None and plan is result.plan:

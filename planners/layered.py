@@ -141,6 +141,31 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
     return done(NO_PLAN_WITHIN_BOUND, None, None, bound + 1)
 
 
+ROOT_ESTIMATES = ("hmax", "lmcount", "lmcut", "opcount")  # admissible; the costly ones pay off once, at the start
+
+
+def root_lower_bound(task, start=None) -> tuple[int, str | None]:
+    """The best admissible estimate of the start state, rounded up, and its heuristic's name:
+    a lower bound on the optimum proven before any search (the LP of operator counting often
+    beats what minutes of bounded search reach on long tasks)."""
+    import math
+
+    from . import heuristics as H
+
+    state = start if start is not None else task.initial_state()
+    best, name = 0, None
+    for candidate in ROOT_ESTIMATES:
+        try:
+            value = H.make(task, candidate)(state)
+        except H.Unsupported:
+            continue
+        if value == math.inf:
+            return math.inf, candidate
+        if math.ceil(value - 1e-6) > best:
+            best, name = math.ceil(value - 1e-6), candidate
+    return best, name
+
+
 def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_limit=None, log=None, start=None) -> PlanResult:
     """The optimum of a unit-cost task by bounded breadth-first search, pruned by landmark counting
     and h_max, with symmetry reduction.
@@ -168,8 +193,16 @@ def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_li
             heuristics.append((H.make(task, name), None))
         except H.Unsupported:
             pass
-    return bounded_breadth_first(task, bound, heuristics, Symmetry.detect(task), start=start, time_limit=time_limit,
-                                 memory_limit=memory_limit, log=log)
+    root, root_name = root_lower_bound(task, start)
+    if root > bound:
+        return PlanResult(NO_PLAN_WITHIN_BOUND, "bounded-bfs", heuristic=root_name, lower_bound=root,
+                          reason=f"{root_name} of the start state is {root}")
+    result = bounded_breadth_first(task, bound, heuristics, Symmetry.detect(task), start=start, time_limit=time_limit,
+                                   memory_limit=memory_limit, log=log)
+    if result.status in (TIMEOUT, MEMOUT) and root > (result.lower_bound or 0):
+        reached, result.lower_bound = result.lower_bound, root
+        result.reason = f"the lower bound is {root_name} of the start state (the search proved {reached})"
+    return result
 
 
 def prove(task, start=None, time_limit=None, memory_limit=None, quick=None) -> PlanResult:

@@ -308,11 +308,13 @@ def test_store_keeps_the_best_plan_and_bound_and_recognises_a_proof(tmp_path):
     from planners.result import PlanResult
     path, _ = copy_problem(tmp_path, "problems/blocksworld/sussman.json", "domains/blocksworld/domain.json")
     store_result(str(path), PlanResult("timeout", "astar", lower_bound=4, heuristic="hmax"))
-    assert _json.loads(path.read_text())["optimal"] == {"cost": None, "method": "unproven", "lower_bound": 4}
+    assert _json.loads(path.read_text())["optimal"] == {"cost": None, "method": "unproven", "lower_bound": 4,
+                                                        "lower_bound_method": "astar + hmax"}
     store_result(str(path), PlanResult("solved-satisficing", "gbfs", plan=["a"] * 8, cost=8, heuristic="hff"))
     store_result(str(path), PlanResult("solved-satisficing", "gbfs", plan=["b"] * 9, cost=9, heuristic="hff"))
     entry = _json.loads(path.read_text())["optimal"]
     assert entry["upper_bound"] == 8 and entry["plan"] == ["a"] * 8 and entry["lower_bound"] == 4 and entry["cost"] is None
+    assert entry["lower_bound_method"] == "astar + hmax"  # kept while no better bound arrives
     store_result(str(path), PlanResult("timeout", "astar", lower_bound=8))  # bounds meet: proven
     entry = _json.loads(path.read_text())["optimal"]
     assert entry["cost"] == 8 and entry["plan"] == ["a"] * 8 and "lower_bound" not in entry

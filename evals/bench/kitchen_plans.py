@@ -5,6 +5,7 @@
     python evals/bench/kitchen_plans.py serial   [--time-limit 20]                # turn-based: serial plan, scheduled
     python evals/bench/kitchen_plans.py relay    [--time-limit 20]                # turn-based: one agent per dish, scheduled
     python evals/bench/kitchen_plans.py prove    [--time-limit 60] [--sets ...]   # bounded BFS: optimum or a higher lower bound
+    python evals/bench/kitchen_plans.py bounds   [--sets ...]                     # lower bounds: best estimate of the start
     python evals/bench/kitchen_plans.py improve  [--time-limit 30] [--sets ...]   # every unproven problem
     python evals/bench/kitchen_plans.py polish   [--time-limit 300] [--sets ...]  # windows of stored plans re-optimised
 
@@ -306,6 +307,20 @@ def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
             store(path, task, result.actions, f"explore w={w}", "hff", log)
 
 
+def bounds(path: Path, limit: float, log) -> None:
+    """A lower bound before any search: the best admissible estimate of the initial state."""
+    from engine import Task
+    from planners.cli import store_result
+    from planners.layered import root_lower_bound
+    from planners.result import NO_PLAN_WITHIN_BOUND, PlanResult
+
+    before = entry(path)
+    value, name = root_lower_bound(Task.load(path))
+    store_result(str(path), PlanResult(NO_PLAN_WITHIN_BOUND, "admissible estimate of the initial state",
+                                       heuristic=name, lower_bound=value))
+    log(f"  {name} = {value} (lower bound was {before.get('lower_bound')}, now {entry(path).get('lower_bound')})")
+
+
 def polish(path: Path, limit: float, log) -> None:
     """The stored plan, every window re-optimised by bounded search (planners/windows.py)."""
     from engine import Task
@@ -329,7 +344,7 @@ def polish(path: Path, limit: float, log) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("phase", choices=("find", "repair", "serial", "relay", "improve", "polish", "prove"))
+    parser.add_argument("phase", choices=("find", "repair", "serial", "relay", "improve", "polish", "bounds", "prove"))
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per search")
     parser.add_argument("--sets", nargs="*", default=["sync", "async", "multiagent", "train"])
     parser.add_argument("--match", default="", help="only files whose path contains this")
@@ -357,7 +372,7 @@ def main(argv=None) -> int:
             continue
         log(f"{path.relative_to(ROOT)} ({time.perf_counter() - began:.0f} s)")
         try:
-            {"find": find, "repair": repair_phase, "serial": serial, "relay": relay_phase, "improve": improve, "polish": polish, "prove": prove}[args.phase](path, args.time_limit, log)
+            {"find": find, "repair": repair_phase, "serial": serial, "relay": relay_phase, "improve": improve, "polish": polish, "bounds": bounds, "prove": prove}[args.phase](path, args.time_limit, log)
         except Exception as exc:  # one problem's failure must not stop the batch
             log(f"  ! {type(exc).__name__}: {exc}")
     return 0
