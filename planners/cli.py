@@ -22,8 +22,10 @@ from . import PLANNERS
 @click.option("--store", is_flag=True, help="Write the result into the problem file's 'optimal' entry.")
 @click.option("--symmetry/--no-symmetry", default=True, show_default=True,
               help="Merge states that differ only by renaming interchangeable objects.")
+@click.option("--polish", type=float, default=None, metavar="SECONDS",
+              help="Then re-optimise a satisficing plan window by window for up to SECONDS (unit costs).")
 @handles_errors
-def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json, store, symmetry):
+def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json, store, symmetry, polish):
     """Compute a plan; optimal planners prove their cost (status solved-optimal)."""
     from engine.task import Task
 
@@ -32,6 +34,10 @@ def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json,
     task = Task.load(problem)
     result = solve(task, planner=planner, heuristic=heuristic, weight=weight, time_limit=time_limit,
                    memory_limit=memory_limit, symmetry=symmetry)
+    if polish:
+        from .windows import polish as polish_plan
+
+        result = polish_plan(task, result, polish)
     if store:
         store_result(problem, result)
     if as_json:

@@ -111,3 +111,24 @@ def reoptimize(task, actions, start=None, windows=(12, 16, 20, 24), time_limit=N
                     improved = True
                 i -= 1
     return plan
+
+
+def polish(task, result, time_limit: float):
+    """A satisficing PlanResult with its plan re-optimised window by window (`reoptimize`);
+    optimal results, joint-action plans and tasks whose steps do not all cost 1 are returned as
+    they are (the bounded search behind the windows counts steps)."""
+    import dataclasses
+
+    from .result import SOLVED_SATISFICING
+
+    if result.status != SOLVED_SATISFICING or not result.actions or isinstance(result.actions[0], tuple):
+        return result
+    u = task.universe()
+    if u.actions is None or any(a.cost != 1 for a in u.actions):
+        return result
+    began = time.perf_counter()
+    better = reoptimize(task, result.actions, time_limit=time_limit)
+    if len(better) >= len(result.actions):
+        return dataclasses.replace(result, seconds=result.seconds + time.perf_counter() - began)
+    return dataclasses.replace(result, planner=result.planner + " + windows", plan=[a.text for a in better],
+                               actions=better, cost=len(better), seconds=result.seconds + time.perf_counter() - began)

@@ -73,3 +73,16 @@ def test_help_is_fast_and_imports_nothing_heavy():
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_plan_polish_re_optimises_a_satisficing_plan():
+    name = "domains/kitchen/tasks/async/05_onion_cheese_burger_and_fried_onion.json"
+    code, out = run("plan", name, "--planner", "explore", "--time-limit", "30", "--json")
+    plain = json.loads(out)
+    code, out = run("plan", name, "--planner", "explore", "--time-limit", "30", "--polish", "20", "--json")
+    polished = json.loads(out)
+    assert code == 0 and polished["status"] == "solved-satisficing"
+    from engine import Task, validate_plan
+    check = validate_plan(Task.load(name), polished["plan"])
+    assert check.valid and check.cost == polished["cost"] < plain["cost"]
+    assert polished["planner"].endswith("+ windows")
