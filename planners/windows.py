@@ -62,10 +62,12 @@ def bridge(task, actions, states, i, j, time_limit=None):
     j - i, or None. The search keeps every state on the way (the goal facts are only a filter)."""
     from . import heuristics as H
 
-    mask = needed_facts(task, actions, states, j)
-    atoms = tuple(m.Atom(p, args) for p, args in task.facts.decode(mask))
-    leg = task.with_goal(m.And(atoms))
     rest = actions[j:]
+    if rest:
+        mask = needed_facts(task, actions, states, j)
+        leg = task.with_goal(m.And(tuple(m.Atom(p, args) for p, args in task.facts.decode(mask))))
+    else:
+        leg = task  # a window ending the plan: the goal itself steers the search
     try:
         estimates = [(H.make(leg, "lmcount"), None)]
     except H.Unsupported:
