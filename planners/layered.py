@@ -173,7 +173,9 @@ def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_li
     upper_bound: the cost of a known plan (the search looks for anything cheaper); guess: a cost
     believed optimal (a paper's horizon). The bound is the smaller of the two (minus one for the
     known plan): a plan within it is found and is optimal; otherwise the optimum exceeds the
-    bound, which proves a known plan of cost bound + 1 optimal."""
+    bound, which proves a known plan of cost bound + 1 optimal. The lower bound reported (on
+    no-plan-within-bound, a timeout or a memout) is the higher of what the search proved and
+    the best admissible estimate of the start state (root_lower_bound)."""
     from . import heuristics as H
     from .result import UNSUPPORTED
     from .symmetry import Symmetry

@@ -97,7 +97,7 @@ def test_bounded_search_agrees_with_breadth_first_search_for_every_bound(data, b
         assert result.status == SOLVED_OPTIMAL and result.cost == optimum
         assert validate_plan(task, result.plan).cost == optimum
     else:
-        assert result.status == NO_PLAN_WITHIN_BOUND and result.lower_bound == bound + 1
+        assert result.status == NO_PLAN_WITHIN_BOUND and bound + 1 <= result.lower_bound <= optimum
     proved = solve(task, planner="prove", time_limit=60)  # a plan first, then nothing cheaper
     assert proved.status == SOLVED_OPTIMAL and proved.cost == optimum
     assert validate_plan(task, proved.plan).cost == optimum
