@@ -80,6 +80,9 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
                           seconds=limits.seconds, peak_memory_mb=limits.peak_mb, heuristic=name, lower_bound=lower)
 
     if accept is not None:
+        if symmetry is not None:  # a twin of a refused goal state would be skipped unseen
+            raise ValueError("bounded_breadth_first: an accept test needs symmetry=None")
+
         def is_goal(state, plain=task.is_goal):
             return plain(state) and accept(state)
     if is_goal(s0):
@@ -153,6 +156,9 @@ def root_lower_bound(task, start=None) -> tuple[int, str | None]:
     from . import heuristics as H
 
     state = start if start is not None else task.initial_state()
+    u = task.universe()
+    integral = u.actions is not None and all(isinstance(a.cost, int) or (isinstance(a.cost, float) and a.cost.is_integer())
+                                             for a in u.actions)
     best, name = 0, None
     for candidate in ROOT_ESTIMATES:
         try:
@@ -161,8 +167,10 @@ def root_lower_bound(task, start=None) -> tuple[int, str | None]:
             continue
         if value == math.inf:
             return math.inf, candidate
-        if math.ceil(value - 1e-6) > best:
-            best, name = math.ceil(value - 1e-6), candidate
+        if integral:  # plan costs are integers: an estimate of 25.3 proves 26
+            value = math.ceil(value - 1e-6)
+        if value > best:
+            best, name = value, candidate
     return best, name
 
 
@@ -195,14 +203,19 @@ def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_li
             heuristics.append((H.make(task, name), None))
         except H.Unsupported:
             pass
+    import time
+
+    began = time.perf_counter()
     root, root_name = root_lower_bound(task, start)
     if root > bound:
         return PlanResult(NO_PLAN_WITHIN_BOUND, "bounded-bfs", heuristic=root_name, lower_bound=root,
-                          reason=f"{root_name} of the start state is {root}")
-    result = bounded_breadth_first(task, bound, heuristics, Symmetry.detect(task), start=start, time_limit=time_limit,
+                          seconds=time.perf_counter() - began, reason=f"{root_name} of the start state is {root}")
+    left = None if time_limit is None else max(0.001, time_limit - (time.perf_counter() - began))
+    result = bounded_breadth_first(task, bound, heuristics, Symmetry.detect(task), start=start, time_limit=left,
                                    memory_limit=memory_limit, log=log)
+    result.seconds = time.perf_counter() - began
     if result.status in (TIMEOUT, MEMOUT) and root > (result.lower_bound or 0):
-        reached, result.lower_bound = result.lower_bound, root
+        reached, result.lower_bound, result.heuristic = result.lower_bound, root, root_name
         result.reason = f"the lower bound is {root_name} of the start state (the search proved {reached})"
     return result
 

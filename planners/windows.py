@@ -6,13 +6,14 @@ simply be dropped; it cannot replace six steps by three. Here every window [i, j
 is searched optimally: from the plan's state s_i, bounded breadth-first search looks for any
 state from which the rest of the plan (steps j..n) still runs to the goal, in fewer than j - i
 steps. Breadth-first search from s_i finds the cheapest such bridge for every end up to j at
-once, since a shortcut to an earlier state followed by the plan's own steps is a bridge too.
+once, since a shortcut to an earlier state followed by the plan's own steps is a bridge too
+(the cheapest the filter below lets through).
 
 The search is steered and pruned by landmark counting towards the facts the rest of the plan
 needs from s_j (the preconditions it reads before producing them itself); a state holding
-them all is checked by replaying the rest of the plan through the interpreter, so an
-accepted window always leaves a valid plan, whatever timers, counters or created objects
-the world has. Windows grow (12, 16, 20, 24 steps) while they keep paying off and time
+them all is checked by replaying the rest of the plan, and an accepted window's whole plan is
+replayed from the start by the interpreter, so the result is always a valid plan, whatever
+timers, counters, created objects or temporal goals ("always" parts) the world has. Windows grow (12, 16, 20, 24 steps) while they keep paying off and time
 remains: the local optimum of each size, in the spirit of plan-neighbourhood search
 (Nakhost and Mueller 2010) and of plan-space local search in LPG. Unit-cost tasks only, like
 the bounded search it uses; the result is never costlier than the input.
@@ -37,7 +38,8 @@ def trajectory(task, actions, start):
 
 def needed_facts(task, actions, states, j) -> int:
     """The facts of s_j that steps j.. read before producing them (a bitmask): what a bridge
-    into the rest of the plan must restore. A necessary condition only: the replay decides."""
+    into the rest of the plan must restore. A filter, not a proof: it can miss a bridge whose
+    end lacks a fact a still-running timer will restore in time; the replay decides."""
     needed = added = 0
     for k in range(j, len(actions)):
         needed |= actions[k].pre_pos & ~added
@@ -46,15 +48,23 @@ def needed_facts(task, actions, states, j) -> int:
     return needed & task.bits(states[j])
 
 
-def runs_to_goal(task, actions, state) -> bool:
-    """Whether the plan's steps (by name, so objects a bridge created are looked up in its own
-    universe) apply in turn from `state` and end in a goal state."""
+def replayed(task, actions, state):
+    """The plan's steps as ground actions of the universes they meet from `state` (looked up by
+    name where objects were created on the way), or None if one does not apply."""
+    out = []
     for a in actions:
         mine = task.ground_action(a.schema.name, a.args, state) if state.created else a
         if mine is None or not task.is_applicable(state, mine):
-            return False
+            return None
+        out.append(mine)
         state = task.successor(state, mine)
-    return task.is_goal(state)
+    return out, state
+
+
+def runs_to_goal(task, actions, state) -> bool:
+    """Whether the plan's steps apply in turn from `state` and end in a goal state."""
+    done = replayed(task, actions, state)
+    return done is not None and task.is_goal(done[1])
 
 
 def bridge(task, actions, states, i, j, time_limit=None):
@@ -98,20 +108,19 @@ def reoptimize(task, actions, start=None, windows=(12, 16, 20, 24), time_limit=N
                     return plan
                 j = min(len(plan), i + size)
                 found = bridge(task, plan, states, i, j, window_time if left is None else min(window_time, left))
-                if found is not None:
-                    new = plan[:i] + list(found) + plan[j:]
-                    state = states[i]
-                    for k, a in enumerate(new[i:], start=i):  # rebind the rest to the bridge's universe
-                        if state.created:
-                            a = task.ground_action(a.schema.name, a.args, state)
-                            new[k] = a
-                        state = task.successor(state, a)
+                # the whole plan replayed by the task itself: a temporal goal's progress (an
+                # "always" part) is tracked from the start, which the bridge's own search cannot do
+                done = replayed(task, plan[:i] + list(found) + plan[j:], s0) if found is not None else None
+                if done is not None and task.is_goal(done[1]) and not task.is_dead(done[1]):
+                    new = done[0]
                     if log:
                         log(f"    window {size} at {i}: {j - i} steps -> {len(found)} (plan {len(plan)} -> {len(new)})")
                     plan = new
                     states = trajectory(task, plan, s0)
                     improved = True
                 i -= 1
+        if size >= len(plan):
+            break  # every window already ran to the plan's end: larger ones are the same windows
     return plan
 
 

@@ -98,3 +98,29 @@ def test_a_goal_state_the_accept_test_refuses_is_searched_past():
     assert accepted.cost == 2 and accepted.plan == ["pick up a", "stack a on b"]
     refused = bounded_breadth_first(task, 1, accept=lambda s: task.atom_holds(s, "on", ("a", "b")))
     assert refused.status == "no-plan-within-bound"
+
+
+def test_a_bridge_that_breaks_an_always_goal_is_refused(monkeypatch):
+    """A bridge is searched without the temporal goal's memory, so the whole new plan is replayed
+    from the start: one passing through a forbidden state (a on c) is refused, even when it ends
+    exactly where the old plan did."""
+    import planners.windows as W
+    task = blocks_task({"groundplan": "1", "name": "g", "domain": "blocksworld",
+                        "objects": {"a": "block", "b": "block", "c": "block"},
+                        "init": [["ontable", "a"], ["ontable", "b"], ["ontable", "c"], ["clear", "a"],
+                                 ["clear", "b"], ["clear", "c"], ["handempty"]],
+                        "goal": {"all": [{"always": {"not": ["on", "a", "c"]}}, ["on", "b", "c"]]}})
+    plan = _actions(task, ["pick up b", "stack b on c"])
+    forbidden = ["pick up a", "stack a on c", "unstack a from c", "put down a", "pick up b", "stack b on c"]
+    assert not validate_plan(task, forbidden).valid
+    offered = []
+
+    def fake_bridge(task_, actions, states, i, j, time_limit=None):
+        if offered:
+            return None
+        offered.append(i)
+        return _actions(task, forbidden)
+
+    monkeypatch.setattr(W, "bridge", fake_bridge)
+    out = W.reoptimize(task, plan, windows=(3,))
+    assert offered and [a.text for a in out] == ["pick up b", "stack b on c"]

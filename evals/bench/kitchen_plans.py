@@ -316,6 +316,9 @@ def bounds(path: Path, limit: float, log) -> None:
 
     before = entry(path)
     value, name = root_lower_bound(Task.load(path))
+    if value == float("inf"):
+        log(f"  {name} says the goal is unreachable: check with `groundplan plan {path} --planner bfs`")
+        return
     store_result(str(path), PlanResult(NO_PLAN_WITHIN_BOUND, "admissible estimate of the initial state",
                                        heuristic=name, lower_bound=value))
     log(f"  {name} = {value} (lower bound was {before.get('lower_bound')}, now {entry(path).get('lower_bound')})")
