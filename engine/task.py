@@ -509,6 +509,19 @@ class Task:
         return reasons + explain_failure(self, state, action.schema.precondition, action.binding)
 
     # ------------------------------------------------------------ action lookup
+    def parse_plan(self, texts, state: State | None = None) -> list[GroundAction]:
+        """A plan's steps as ground actions, each resolved and applied in the state the previous
+        ones lead to (objects created on the way are found). Raises UnknownAction for a step that
+        names nothing, InapplicableAction for one that does not apply (use validate_plan for a
+        report instead of an exception)."""
+        state = state if state is not None else self.initial_state()
+        actions = []
+        for text in texts:
+            action = self.parse_action(text, state)
+            state = self.apply(state, action)
+            actions.append(action)
+        return actions
+
     def parse_action(self, text: str, state: State | None = None) -> GroundAction:
         """Resolve an action written as its text, '(name args)' or 'name args'.
 

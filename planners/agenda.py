@@ -147,11 +147,7 @@ def repair(task, source, plan: list[str], search, time_limit: float | None = Non
     detour does not bury what a later step needs. Steps naming objects this task lacks are
     skipped; the last leg reaches the goal. Satisficing, and incomplete like every agenda."""
     began = time.perf_counter()
-    old, state = [], source.initial_state()
-    for text in plan:
-        a = source.parse_action(text, state)
-        old.append(a)
-        state = source.successor(state, a)
+    old = source.parse_plan(plan)
     # causal links of the old plan: atom p produced at step i (or initially, i = -1), needed at step j
     produced_at: dict[tuple, int] = {}
     state = source.initial_state()

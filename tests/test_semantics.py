@@ -263,3 +263,16 @@ def test_lifted_mode_lists_the_same_actions_as_the_grounded_one(path):
         assert {a.name for a in lifted.applicable(state)} == {a.name for a in grounded.applicable(walk.states[-1])}
         assert set(lifted.facts.decode(state.facts)) == set(grounded.facts.decode(walk.states[-1].facts))
         assert law_violations(lifted, replay_choices(lifted, [rng.randrange(1000) for _ in range(8)])) == []
+
+
+def test_parse_plan_resolves_each_step_where_the_previous_ones_lead():
+    from engine.task import UnknownAction
+    task = Task.load("problems/blocksworld/sussman.json")
+    plan = ["unstack c from a", "put down c", "pick up b", "stack b on c", "pick up a", "stack a on b"]
+    actions = task.parse_plan(plan)
+    assert [a.text for a in actions] == plan
+    assert validate_plan(task, [a.text for a in actions]).cost == 6
+    with pytest.raises(InapplicableAction):
+        task.parse_plan(["pick up b", "pick up a"])  # the hand is full
+    with pytest.raises(UnknownAction):
+        task.parse_plan(["unstack c from a", "fly away"])

@@ -13,12 +13,7 @@ from generated import blocks_problems, blocks_task
 
 
 def _actions(task, texts):
-    state, out = task.initial_state(), []
-    for text in texts:
-        a = task.parse_action(text, state)
-        out.append(a)
-        state = task.successor(state, a)
-    return out
+    return task.parse_plan(texts)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))

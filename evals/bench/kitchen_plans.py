@@ -96,12 +96,7 @@ def transfer(path: Path, task, log):
     result = validate_plan(task, plan)
     if not result.valid:
         return None
-    state, actions = task.initial_state(), []
-    for text in plan:
-        a = task.parse_action(text, state)
-        actions.append(a)
-        state = task.successor(state, a)
-    return actions
+    return task.parse_plan(plan)
 
 
 def search_plan(task, limit: float, log):
@@ -333,11 +328,7 @@ def polish(path: Path, limit: float, log) -> None:
     e = entry(path)
     if task.agent_mode == "simultaneous" and len(task.agents) > 1:
         return
-    state, actions = task.initial_state(), []
-    for text in e["plan"]:
-        a = task.parse_action(text, state)
-        actions.append(a)
-        state = task.successor(state, a)
+    actions = task.parse_plan(e["plan"])
     began = time.perf_counter()
     better = reoptimize(task, actions, time_limit=limit)
     log(f"  windows: {len(actions)} -> {len(better)} steps in {time.perf_counter() - began:.0f} s")
