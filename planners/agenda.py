@@ -85,6 +85,36 @@ def _pre_atoms(task, action) -> tuple[list, list]:
     return list(task.facts.decode(action.pre_pos)), list(task.facts.decode(action.pre_neg))
 
 
+def _same_purpose(task, state, action, purpose, keep):
+    """An applicable action of the same schema and actor after which every fact in `purpose`
+    (what the old plan's later steps read from this step) holds and none in `keep` was deleted,
+    or None: the old step done from where this task's state actually is, without a search (a
+    move from where the robot stands instead of where it stood)."""
+    ids = task.facts.ids
+
+    def mask(atoms):
+        out = 0
+        for atom in atoms:
+            i = ids.get(atom)
+            if i is None:
+                return None  # a fact never seen in this task: nothing here can be relied on for it
+            out |= 1 << i
+        return out
+
+    wanted, kept = mask(purpose), mask(keep) or 0
+    if wanted is None:
+        return None
+    bits = task.bits(state)
+    for other in task.applicable(state):
+        if other.schema is not action.schema or other.actor != action.actor:
+            continue
+        effect = other.effect
+        holds = effect.add | (bits & ~effect.delete)
+        if wanted & ~holds == 0 and not effect.delete & kept:
+            return other
+    return None
+
+
 def _static_signatures(task) -> dict[tuple, list[str]]:
     """Objects grouped by what the static facts say of them (interchangeable where equal)."""
     about: dict[str, set] = {o: set() for o in task.problem.objects}
@@ -155,6 +185,7 @@ def repair(task, source, plan: list[str], search, time_limit: float | None = Non
     for atom in before:
         produced_at[atom] = -1
     protect: list[set] = [set() for _ in old]  # atoms to keep true while preparing step j
+    used: list[set] = [set() for _ in old]  # atoms step i produced that a later step reads
     for j, a in enumerate(old):
         pos, _ = _pre_atoms(source, a)
         for atom in pos:
@@ -162,6 +193,8 @@ def repair(task, source, plan: list[str], search, time_limit: float | None = Non
             if i is not None:
                 for k in range(i + 1, j):
                     protect[k].add(atom)
+                if i >= 0:
+                    used[i].add(atom)
         state = source.successor(state, a)
         after = set(source.true_atoms(state, include_static=False, include_derived=False))
         for atom in after - before:
@@ -204,9 +237,15 @@ def repair(task, source, plan: list[str], search, time_limit: float | None = Non
             skipped += 1
             continue
         if not task.is_applicable(state, mine):
-            pos, neg = _pre_atoms(task, mine)
             keep = [(p, mapped(args)) for p, args in protect[j]]
             keep = [p for p in keep if set(p[1]) <= objects and task.atom_holds(state, p[0], p[1])]
+            purpose = [(p, mapped(args)) for p, args in used[j]]
+            substitute = _same_purpose(task, state, mine, purpose, keep) if purpose else None
+            if substitute is not None:  # a move from where the robot stands instead of where it stood
+                actions.append(substitute)
+                state = task.successor(state, substitute)
+                continue
+            pos, neg = _pre_atoms(task, mine)
             parts = [m.Atom(p, args) for p, args in set(pos) | set(keep)] + [m.Not(m.Atom(p, args)) for p, args in neg]
             if not leg(m.And(tuple(parts))) or not task.is_applicable(state, mine):
                 skipped += 1

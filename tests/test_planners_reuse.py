@@ -87,3 +87,20 @@ def test_a_relay_gives_each_dish_to_one_agent_and_schedules_the_whole_into_turns
     assert check.valid and check.cost == len(turns)
     assert {a.actor for a in turns if a.text != "Do nothing"} == set(task.agents)
     assert len(turns) <= len(task.agents) * result.cost
+
+
+def test_repair_moves_from_where_the_robot_stands_without_searching(tmp_path):
+    """The same kitchen with the robot starting at the board: the old first step 'Move robot1 from
+    table1 to table2' is done as 'Move robot1 from board1 to table2', no search, no extra step."""
+    from generated import copy_problem
+    path, data = copy_problem(tmp_path, BASE, "domains/kitchen/domain.json")
+    swap = {("loc", "robot1", "table1"): ["loc", "robot1", "board1"], ("vacant", "board1"): ["vacant", "table1"]}
+    data["init"] = [swap.get(tuple(f), f) for f in data["init"]]
+    path.write_text(json.dumps(data))
+    base, plan = Task.load(BASE), _stored_plan(BASE)
+    moved = Task.load(str(path))
+    assert not validate_plan(moved, plan).valid
+    result = repair(moved, base, plan, _leg, time_limit=60)
+    assert result.solved and result.expanded == 0
+    assert result.plan[0] == "Move robot1 from board1 to table2" and result.plan[1:] == plan[1:]
+    assert validate_plan(moved, result.plan).cost == len(plan)
