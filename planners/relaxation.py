@@ -64,7 +64,7 @@ class Relaxation:
         # timers count as their duration when every action costs 1, so cost = steps = time
         costs = [a.cost for a in u.actions]
         self.time_aware = (all(c == 1 for c in costs) if time_aware is None else time_aware)
-        self.disjuncts = self._goal_dnf(u)
+        self.disjuncts = self._cached_goal_dnf(u, created)
         self.goal_unreachable = not self.disjuncts
         self.goal = self.disjuncts[0] if len(self.disjuncts) == 1 else 0
         self.actions: list[RelaxedAction] = []
@@ -296,6 +296,19 @@ class Relaxation:
                 if item[0] == "create":
                     _, create, binding = item
                     yield (create.prefix, create.variable, tuple(sorted(binding.items()))), create
+
+    def _cached_goal_dnf(self, u, created) -> list[int]:
+        """_goal_dnf, remembered per task (and its with_goal copies, which share the fact table)
+        for each goal and universe: expanding an order's goal binds every candidate object, which
+        takes a minute on the largest multi-agent kitchens, and every search rebuilds its relaxation."""
+        cache = self.task.__dict__.setdefault("_relaxed_goal_cache", {})
+        key = (self.task.goal.goal, created)
+        hit = cache.get(key)
+        if hit is None:
+            disjuncts = self._goal_dnf(u)
+            hit = cache[key] = (disjuncts, self._goal_parts, self.part_choices)
+        disjuncts, self._goal_parts, self.part_choices = hit
+        return disjuncts
 
     def _goal_dnf(self, u) -> list[int]:
         """The goal as positive fact masks, one per disjunct (negative parts and tests are relaxed away)."""

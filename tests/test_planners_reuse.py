@@ -104,3 +104,16 @@ def test_repair_moves_from_where_the_robot_stands_without_searching(tmp_path):
     assert result.solved and result.expanded == 0
     assert result.plan[0] == "Move robot1 from board1 to table2" and result.plan[1:] == plan[1:]
     assert validate_plan(moved, result.plan).cost == len(plan)
+
+
+def test_a_task_expands_each_goal_once_for_all_its_relaxations():
+    """Every search builds a relaxation; expanding an order's existential goal is what costs
+    (a minute on the largest multi-agent instances), so it is remembered per goal."""
+    from planners.relaxation import Relaxation
+    task = Task.load("domains/kitchen/tasks/multiagent/09_two_lettuce_cheeseburger.json")
+    first, second = Relaxation(task), Relaxation(task)
+    assert first.disjuncts == second.disjuncts and first._goal_parts is second._goal_parts
+    assert len(task._relaxed_goal_cache) == 1
+    from planners.agenda import legs
+    other = task.with_goal(legs(task)[0])
+    assert Relaxation(other)._goal_parts != first._goal_parts  # another goal, another expansion
