@@ -21,14 +21,14 @@ import math
 import random
 
 from .limits import Limits
-from .result import MEMOUT, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN
+from .result import MEMOUT, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
 from .search import _plan, _result
 from .transitions import Transitions
 
 
 def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, symmetry=None, seed: int = 0,
             planner: str = "explore", novelty: bool = True, queues=(0, 1, 3),
-            weight: float | None = None, bound: float = math.inf, lower=None) -> "PlanResult":
+            weight: float | None = None, bound: float = math.inf, lower=None) -> PlanResult:
     limits = Limits(time_limit, memory_limit)
     rng = random.Random(seed)
     succ = Transitions(task)
