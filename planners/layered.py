@@ -21,6 +21,9 @@ through. Duplicates are caught twice: by the exact state (free) and by the symme
 """
 from __future__ import annotations
 
+import math
+import time
+
 from .limits import Limits
 from .result import MEMOUT, NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, TIMEOUT, PlanResult
 from .transitions import Transitions, label_text
@@ -47,7 +50,15 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
     succ = Transitions(task)
     s0 = start if start is not None else task.initial_state()
     key = symmetry.key if symmetry is not None else (lambda state: state)
-    is_goal, is_dead = task.is_goal, task.is_dead
+    is_dead = task.is_dead
+    if accept is None:
+        is_goal = task.is_goal
+    else:
+        if symmetry is not None:  # a twin of a refused goal state would be skipped unseen
+            raise ValueError("bounded_breadth_first: an accept test needs symmetry=None")
+
+        def is_goal(state, plain=task.is_goal):
+            return plain(state) and accept(state)
     k0 = key(s0)
     parent_of = {k0: None}  # key -> the key it was first reached from (states themselves are not kept)
     name = "+".join(getattr(h, "name", "h") for h, _ in heuristics) or None
@@ -79,12 +90,6 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
                           cost=depth if goal_key is not None else None, expanded=expanded, generated=generated,
                           seconds=limits.seconds, peak_memory_mb=limits.peak_mb, heuristic=name, lower_bound=lower)
 
-    if accept is not None:
-        if symmetry is not None:  # a twin of a refused goal state would be skipped unseen
-            raise ValueError("bounded_breadth_first: an accept test needs symmetry=None")
-
-        def is_goal(state, plain=task.is_goal):
-            return plain(state) and accept(state)
     if is_goal(s0):
         return done(SOLVED_OPTIMAL, k0, 0, 0)
     reaches = []
@@ -147,14 +152,23 @@ def bounded_breadth_first(task, bound: int, heuristics=(), symmetry=None, start=
 ROOT_ESTIMATES = ("hmax", "lmcount", "lmcut", "opcount")  # admissible; the costly ones pay off once, at the start
 
 
-def root_lower_bound(task, start=None) -> tuple[int, str | None]:
+def every_step_costs_one(task) -> bool:
+    """What bounded breadth-first search needs: cost = depth (a joint step of simultaneous agents
+    costs the sum of its actions)."""
+    if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+        return False
+    u = task.universe()
+    return u.actions is not None and all(a.cost == 1 for a in u.actions)
+
+
+def root_lower_bound(task, start=None, built=None) -> tuple[int, str | None]:
     """The best admissible estimate of the start state, rounded up, and its heuristic's name:
     a lower bound on the optimum proven before any search (the LP of operator counting often
-    beats what minutes of bounded search reach on long tasks)."""
-    import math
-
+    beats what minutes of bounded search reach on long tasks). built: estimates already made,
+    by name (the prover's own lmcount and hmax), so they are not made twice."""
     from . import heuristics as H
 
+    built = built or {}
     state = start if start is not None else task.initial_state()
     u = task.universe()
     integral = u.actions is not None and all(isinstance(a.cost, int) or (isinstance(a.cost, float) and a.cost.is_integer())
@@ -162,7 +176,7 @@ def root_lower_bound(task, start=None) -> tuple[int, str | None]:
     best, name = 0, None
     for candidate in ROOT_ESTIMATES:
         try:
-            value = H.make(task, candidate)(state)
+            value = (built.get(candidate) or H.make(task, candidate))(state)
         except H.Unsupported:
             continue
         if value == math.inf:
@@ -190,23 +204,21 @@ def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_li
 
     if task.agent_mode == "simultaneous" and len(task.agents) > 1:
         return PlanResult(UNSUPPORTED, "bounded-bfs", reason="a joint step costs the sum of its actions, not 1")
-    u = task.universe()
-    if u.actions is None or any(a.cost != 1 for a in u.actions):
+    if not every_step_costs_one(task):
         return PlanResult(UNSUPPORTED, "bounded-bfs", reason="bounded breadth-first search needs every action to cost 1")
     candidates = [b for b in (upper_bound - 1 if upper_bound is not None else None, guess) if b is not None]
     if not candidates:
         return PlanResult(UNSUPPORTED, "bounded-bfs", reason="needs a bound: a known plan's cost or a guess")
     bound = int(min(candidates))
-    heuristics = []
+    began = time.perf_counter()
+    made = {}
     for name in ("lmcount", "hmax"):  # cheapest and strongest first; h_max adds the timers' waiting
         try:
-            heuristics.append((H.make(task, name), None))
+            made[name] = H.make(task, name)
         except H.Unsupported:
             pass
-    import time
-
-    began = time.perf_counter()
-    root, root_name = root_lower_bound(task, start)
+    heuristics = [(h, None) for h in made.values()]
+    root, root_name = root_lower_bound(task, start, built=made)
     if root > bound:
         return PlanResult(NO_PLAN_WITHIN_BOUND, "bounded-bfs", heuristic=root_name, lower_bound=root,
                           seconds=time.perf_counter() - began, reason=f"{root_name} of the start state is {root}")
@@ -224,8 +236,6 @@ def prove(task, start=None, time_limit=None, memory_limit=None, quick=None) -> P
     """An optimal planner for unit-cost tasks: a plan first (the problem file's stored best plan,
     else `quick(task, start, seconds)`, a satisficing search), then the bounded search below its cost.
     Either the search finds something cheaper, which is optimal, or the first plan is."""
-    import time
-
     from engine.validate import validate_plan
     from .result import SOLVED_SATISFICING
 

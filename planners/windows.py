@@ -27,7 +27,7 @@ import time
 
 from engine import model as m
 
-from .layered import bounded_breadth_first
+from .layered import bounded_breadth_first, every_step_costs_one
 from .shorten import shorten
 
 
@@ -135,10 +135,7 @@ def polish(task, result, time_limit: float):
 
     from .result import SOLVED_SATISFICING
 
-    if result.status != SOLVED_SATISFICING or not result.actions or isinstance(result.actions[0], tuple):
-        return result
-    u = task.universe()
-    if u.actions is None or any(a.cost != 1 for a in u.actions):
+    if result.status != SOLVED_SATISFICING or not result.actions or not every_step_costs_one(task):
         return result
     began = time.perf_counter()
     better = reoptimize(task, result.actions, time_limit=time_limit)

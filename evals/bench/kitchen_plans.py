@@ -99,6 +99,17 @@ def transfer(path: Path, task, log):
     return task.parse_plan(plan)
 
 
+def explore_leg(weight):
+    """One leg of an agenda, relay or repair: exploration with h_FF from where the last ended."""
+    from planners import heuristics as H
+    from planners.explore import explore
+
+    def leg(sub, start, left):
+        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=weight)
+
+    return leg
+
+
 def search_plan(task, limit: float, log):
     """(ground actions, method) of a plan found within `limit` seconds, or None."""
     from planners import heuristics as H
@@ -112,9 +123,7 @@ def search_plan(task, limit: float, log):
         if result.solved:
             return result.actions, "explore" if weight is None else f"explore w={weight}"
 
-    def leg(sub, start, left):
-        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=5)
-
+    leg = explore_leg(5)
     n = parts(task)
     orders = [tuple(range(n)), tuple(reversed(range(n)))]  # as written and reversed, then the rest
     orders += [p for p in itertools.permutations(range(n)) if p not in orders] if n <= 3 else []
@@ -144,19 +153,14 @@ def find_serial(path: Path, task, limit: float, log) -> bool:
 
 def find_relay(path: Path, task, limit: float, log) -> bool:
     """Turn-based tasks with several dishes: one agent per dish in turn (planners/solo.py relay)."""
-    from planners import heuristics as H
     from planners.agenda import parts
-    from planners.explore import explore
     from planners.solo import relay
-
-    def leg(sub, start, left):
-        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=5)
 
     n = parts(task)
     if n < 2:
         return False
     for order in (tuple(range(n)), tuple(reversed(range(n)))):
-        result, actions = relay(task, leg, time_limit=limit / 2, order=order)
+        result, actions = relay(task, explore_leg(5), time_limit=limit / 2, order=order)
         log(f"  relay {order}: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s "
             f"{result.reason} -> {'not scheduled' if actions is None else len(actions)}")
         if actions is not None:
@@ -194,9 +198,9 @@ def find(path: Path, limit: float, log) -> None:
         return
     if task.turn_based and find_serial(path, task, limit, log):
         return
-    if task.turn_based and len(task.agents) > 1 and find_relay(path, task, limit, log):
+    if task.turn_based and find_relay(path, task, limit, log):  # turn-based: more than one agent
         return
-    if task.turn_based and len(task.agents) > 1 and find_solo(path, task, limit, log):
+    if task.turn_based and find_solo(path, task, limit, log):
         return
     found = search_plan(task, limit, log)
     if found is not None:
@@ -206,19 +210,13 @@ def find(path: Path, limit: float, log) -> None:
 def try_repair(path: Path, task, limit: float, log) -> bool:
     """The base task's plan, replanned where the instance's extra objects block it."""
     from engine import Task
-    from planners import heuristics as H
     from planners.agenda import repair
-    from planners.explore import explore
 
     base = base_of(path)
     plan = entry(base).get("plan") if base is not None else None
     if not plan:
         return False
-
-    def leg(sub, start, left):
-        return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=1)
-
-    result = repair(task, Task.load(base), plan, leg, time_limit=limit)
+    result = repair(task, Task.load(base), plan, explore_leg(1), time_limit=limit)
     log(f"  repair: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s {result.reason}")
     if not result.solved:
         return False
@@ -267,7 +265,7 @@ def relay_phase(path: Path, limit: float, log) -> None:
     from engine import Task
 
     task = Task.load(path)
-    if task.turn_based and len(task.agents) > 1:
+    if task.turn_based:
         find_relay(path, task, limit, log)
 
 
