@@ -45,8 +45,8 @@ def unsupported(task) -> str | None:
 
 PLACEHOLDER = "~"  # created-object placeholders are named prefix~k: never a valid object name in a file
 MAX_DISJUNCTS = 4096  # while expanding the goal
-MAX_GOAL_DISJUNCTS = 1024  # kept for the heuristics; beyond it, the facts common to all disjuncts
-MAX_PART_DISJUNCTS = 1024  # per independent part of a goal (relaxed actions, cheaper than disjuncts)
+MAX_GOAL_DISJUNCTS = 1024  # kept as disjunct masks; beyond it, one goal part (a relaxed action each)
+MAX_PART_DISJUNCTS = 8192  # per goal part; beyond it, the facts common to all its disjuncts
 
 
 class Relaxation:
@@ -327,7 +327,10 @@ class Relaxation:
         if dnf is False:
             return []
         if len(dnf) > MAX_GOAL_DISJUNCTS:
-            return [_common(dnf)]
+            # one soup of a large kitchen has 1,280 bindings and no fact common to all: the facts
+            # they share would be an empty goal (h = 0 short of the goal). As one goal part, each
+            # binding is a zero-cost relaxed action to a pseudo-fact: exact, and cheap to propagate
+            return [self._goal_part(0, dnf)]
         return dnf
 
     def propagation_data(self):
@@ -370,17 +373,22 @@ class Relaxation:
             dnf = _dnf(u.compiler.ground(formula, {}))
             if dnf is False:
                 return []
-            if len(dnf) > MAX_PART_DISJUNCTS:
-                dnf = [_common(dnf)]
-            fact = 1 << self.task.facts.id(f"goal-part:{k}", ())
-            self._goal_parts.append((fact, dnf))
-            atoms = self.task.facts.atoms
-            self.part_choices.append([(mask, set_bits(mask), frozenset(x for f in set_bits(mask) for x in atoms[f][1]))
-                                      for mask in dnf])
+            self._goal_part(k, dnf)
         goal = 0
         for fact, _ in self._goal_parts:
             goal |= fact
         return [goal]
+
+    def _goal_part(self, k: int, dnf: list[int]) -> int:
+        """Register goal part k, reached by any of its disjuncts; returns its pseudo-fact."""
+        if len(dnf) > MAX_PART_DISJUNCTS:
+            dnf = [_common(dnf)]
+        fact = 1 << self.task.facts.id(f"goal-part:{k}", ())
+        self._goal_parts.append((fact, dnf))
+        atoms = self.task.facts.atoms
+        self.part_choices.append([(mask, set_bits(mask), frozenset(x for f in set_bits(mask) for x in atoms[f][1]))
+                                  for mask in dnf])
+        return fact
 
     def timer_fact(self, tid: int) -> int:
         """The pseudo-fact 'timer tid has been started'."""

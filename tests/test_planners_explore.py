@@ -1,6 +1,10 @@
 """Satisficing kitchen machinery: exploration search, plan shortening, goal parts and the agenda."""
 import math
 
+from generated import blocks_problems, blocks_task
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from engine import Task, validate_plan
 from planners import heuristics as H
 from planners.agenda import legs
@@ -66,3 +70,59 @@ def test_explore_is_a_planner_of_solve_and_claims_no_optimality():
     result = solve(t, planner="explore", time_limit=30)
     assert result.status == SOLVED_SATISFICING and result.cost >= 11
     assert validate_plan(t, result.plan).cost == result.cost
+
+
+def _existential_blocks(data):
+    """The generated problem with an existential goal: some tower of three (x on y on z)."""
+    data = dict(data)
+    data["goal"] = {"exists": [["?x", "block"], ["?y", "block"], ["?z", "block"]],
+                    "formula": {"and": [["on", "?x", "?y"], ["on", "?y", "?z"]]}}
+    return data
+
+
+@settings(max_examples=25, deadline=None)
+@given(blocks_problems(), st.integers(0, 2**16))
+def test_a_goal_too_large_to_list_as_disjuncts_relaxes_exactly_as_one_goal_part(data, seed):
+    """Beyond MAX_GOAL_DISJUNCTS bindings the goal becomes one part (a zero-cost relaxed action
+    per binding). That must not change any relaxation estimate: the same min over bindings."""
+    import random
+
+    from planners import relaxation
+
+    data = _existential_blocks(data)
+    listed = blocks_task(data)
+    as_part = blocks_task(data)
+    limit = relaxation.MAX_GOAL_DISJUNCTS
+    relaxation.MAX_GOAL_DISJUNCTS = 0
+    try:
+        estimates = {name: H.make(as_part, name) for name in ("hmax", "hadd", "hff")}
+    finally:
+        relaxation.MAX_GOAL_DISJUNCTS = limit
+    assert estimates["hmax"].r.part_choices  # the goal did become a part
+    reference = {name: H.make(listed, name) for name in estimates}
+    assert not reference["hmax"].r.part_choices
+    rng, state = random.Random(seed), listed.initial_state()
+    for _ in range(12):
+        for name, h in estimates.items():
+            assert h(state) == reference[name](state), name
+        moves = listed.applicable(state)
+        if not moves:
+            break
+        state = listed.successor(state, rng.choice(moves))
+
+
+def test_a_soup_leg_is_not_estimated_done_once_its_water_exists():
+    """Regression: after the pot is filled (water1 created), a single soup of multi-agent task 10
+    has 1,280 bindings and no fact common to them all; summarised by that common part the goal
+    was empty, h_FF said 0 short of the goal, and the search never found the soup."""
+    t = Task.load(f"{TASKS}/multiagent/10_potato_tomato_chicken_soup_potato_cheese_onion_soup.json")
+    leg = t.with_goal(legs(t)[0])
+    h = H.make(leg, "hff")
+    state, seen_water = leg.initial_state(), False
+    for action in leg.parse_plan(t.problem.optimal["plan"]):
+        if leg.is_goal(state):
+            break
+        seen_water |= bool(state.created)
+        assert h(state) > 0
+        state = leg.successor(state, action)
+    assert seen_water and leg.is_goal(state)
