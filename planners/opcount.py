@@ -248,6 +248,8 @@ class OperatorCountingModel:
         # plan exactly one disjunct per part holds, so z_f is 1 exactly when f is needed)
         parts = self.relax._goal_parts
         part_masks = [masks for _, masks in parts] if parts else [self.relax.disjuncts]
+        if parts and self.relax.goal_landmarks:  # what the inequalities between parts imply
+            part_masks.append([self.relax.goal_landmarks])
         self.demand = {}
         for p, masks in enumerate(part_masks):
             choose = solver.Constraint(1, 1)

@@ -19,8 +19,9 @@ Temporal goals and lifted (ungrounded) tasks are not relaxed: `unsupported()` sa
 from __future__ import annotations
 
 from engine.compile import Condition, GroundEffect, set_bits
-
 from engine.successors import build_tree
+
+from .goal_landmarks import goal_landmark_facts
 
 
 class RelaxedAction:
@@ -308,6 +309,11 @@ class Relaxation:
             disjuncts = self._goal_dnf(u)
             hit = cache[key] = (disjuncts, self._goal_parts, self.part_choices)
         disjuncts, self._goal_parts, self.part_choices = hit
+        parts = 0
+        for fact, _ in self._goal_parts:
+            parts |= fact
+        # facts every goal state has beyond the parts' own (planners/goal_landmarks.py)
+        self.goal_landmarks = disjuncts[0] & ~parts if self._goal_parts and disjuncts else 0
         return disjuncts
 
     def _goal_dnf(self, u) -> list[int]:
@@ -377,7 +383,9 @@ class Relaxation:
         goal = 0
         for fact, _ in self._goal_parts:
             goal |= fact
-        return [goal]
+        # what the dropped inequalities imply: two sandwiches of an order with two lettuces cut both
+        landmarks = goal_landmark_facts(u.compiler, groups, cross, params, find, _dnf)
+        return [] if landmarks is None else [goal | landmarks]
 
     def _goal_part(self, k: int, dnf: list[int]) -> int:
         """Register goal part k, reached by any of its disjuncts; returns its pseudo-fact."""
