@@ -8,24 +8,30 @@ whole goal cuts both lettuces when there are just two: both facts hold in every 
 
 A fact f is such a goal landmark when no choice of one binding per part, the parts' bindings
 consistent with the inequalities between them, avoids f. That is a small constraint search per
-candidate fact; it is cut off after a fixed amount of work, and a fact whose search was cut off
-is not claimed (claiming fewer facts only weakens the estimates, never their admissibility).
+candidate fact; all of them share a fixed budget, and the facts left undecided when it runs out
+are not claimed (claiming fewer facts only weakens the estimates, never their admissibility).
 """
 from __future__ import annotations
 
 from engine import model as m
 
 MAX_BINDINGS = 8192  # per part; beyond it, no goal landmarks are computed
-MAX_STEPS = 200_000  # bindings tried per candidate fact before giving up on it
+MAX_STEPS = 200_000  # bindings tried, over all candidate facts, before the rest are left unclaimed
 
 
-def goal_landmark_facts(compiler, groups: dict, cross: list, params, find, ground_dnf) -> int | None:
+def goal_landmark_facts(compiler, groups: dict, cross: list, params, find, ground_dnf,
+                        placeholder: str | None = None) -> int | None:
     """The mask of facts true in every state satisfying the goal `exists(params, and(groups, cross))`,
     or None when no binding satisfies it (three dishes, two tables: the goal can never hold).
 
     groups, cross, params, find: as relaxation.goal_groups returns them. ground_dnf(node): a
-    ground node as positive fact masks (relaxation._dnf). Returns 0 when the goal is out of reach
-    of this analysis (a cross-part constraint other than an inequality, too many bindings)."""
+    ground node as positive fact masks (relaxation._dnf). placeholder: the mark in the names of
+    the relaxation's stand-ins for objects not yet created; one stand-in may become several real
+    objects, so it never clashes with itself. Returns 0 when the goal is out of reach of this
+    analysis (no split, a cross-part constraint other than an inequality, too many bindings, the
+    search budget spent)."""
+    if groups is None:
+        return 0
     pairs = []
     for node, _ in cross:
         if not (isinstance(node, m.Not) and isinstance(node.part, m.Equal)):
@@ -55,8 +61,12 @@ def goal_landmark_facts(compiler, groups: dict, cross: list, params, find, groun
         options.append(found)
     if len(options) < 2:
         return 0
-    if not _avoidable(options, pairs, 0):
-        return None  # no consistent choice of bindings at all
+    budget = [MAX_STEPS]  # shared by every candidate: a hard instance costs one budget, not one per fact
+    try:
+        if not _avoidable(options, pairs, 0, placeholder, budget):
+            return None  # no consistent choice of bindings at all
+    except _GaveUp:
+        return 0
     candidates = 0
     for found in options:
         union = every = found[0][1]
@@ -68,42 +78,41 @@ def goal_landmark_facts(compiler, groups: dict, cross: list, params, find, groun
     while candidates:
         low = candidates & -candidates
         candidates ^= low
-        if not _avoidable(options, pairs, low):
-            landmarks |= low
+        try:
+            if not _avoidable(options, pairs, low, placeholder, budget):
+                landmarks |= low
+        except _GaveUp:
+            break  # the facts not yet decided are not claimed
     return landmarks
 
 
-def _avoidable(options, pairs, fact: int) -> bool:
-    """Whether some consistent choice of one binding per part has no `fact` (True when unsure)."""
+def _avoidable(options, pairs, fact: int, placeholder, budget: list) -> bool:
+    """Whether some consistent choice of one binding per part has no `fact`; raises _GaveUp
+    when the shared budget (a one-item list: steps left) runs out."""
     lists = sorted(([b for b, mask in found if not mask & fact] for found in options), key=len)
     if any(not choices for choices in lists):
         return False
-    steps = 0
 
     def consistent(binding: dict, chosen: dict) -> bool:
         for left, right in pairs:
             a = binding.get(left, chosen.get(left, left))
             b = binding.get(right, chosen.get(right, right))
-            if a == b:
+            if a == b and not (placeholder and placeholder in a):
                 return False
         return True
 
     def extend(i: int, chosen: dict) -> bool:
-        nonlocal steps
         if i == len(lists):
             return True
         for binding in lists[i]:
-            steps += 1
-            if steps > MAX_STEPS:
+            budget[0] -= 1
+            if budget[0] < 0:
                 raise _GaveUp
             if consistent(binding, chosen) and extend(i + 1, {**chosen, **binding}):
                 return True
         return False
 
-    try:
-        return extend(0, {})
-    except _GaveUp:
-        return True
+    return extend(0, {})
 
 
 class _GaveUp(Exception):

@@ -430,4 +430,9 @@ def _choose_parts(r: Relaxation, cost: dict):
         total += value
         union |= mask
         used |= objects
-    return total, union
+    extra = r.goal_landmarks & ~union  # what the inequalities between the parts imply (goal_landmarks.py)
+    for f in set_bits(extra):
+        total += cost.get(f, math.inf)
+    if total == math.inf:
+        return math.inf, 0
+    return total, union | r.goal_landmarks

@@ -247,7 +247,8 @@ class OperatorCountingModel:
         # goal: per part a choice among its disjuncts; z_f >= the part's choices that need f (in a
         # plan exactly one disjunct per part holds, so z_f is 1 exactly when f is needed)
         parts = self.relax._goal_parts
-        part_masks = [masks for _, masks in parts] if parts else [self.relax.disjuncts]
+        derived = self.relax.derived_mask  # no action adds a derived fact: demanding one would be infeasible
+        part_masks = [[mask & ~derived for mask in masks] for _, masks in parts] if parts else [self.relax.disjuncts]
         if parts and self.relax.goal_landmarks:  # what the inequalities between parts imply
             part_masks.append([self.relax.goal_landmarks])
         self.demand = {}

@@ -119,6 +119,7 @@ class Relaxation:
                 a.pre_pos &= ~derived
             self.disjuncts = [d & ~derived for d in self.disjuncts]
             self.goal &= ~derived
+            self.goal_landmarks &= ~derived
         self.tree = build_tree(self.actions)
         self.integral = all(isinstance(a.cost, int) or float(a.cost).is_integer() for a in self.actions)
         self.unit = all(a.cost in (0, 1) for a in self.actions)
@@ -306,14 +307,10 @@ class Relaxation:
         key = (self.task.goal.goal, created)
         hit = cache.get(key)
         if hit is None:
+            self.goal_landmarks = 0
             disjuncts = self._goal_dnf(u)
-            hit = cache[key] = (disjuncts, self._goal_parts, self.part_choices)
-        disjuncts, self._goal_parts, self.part_choices = hit
-        parts = 0
-        for fact, _ in self._goal_parts:
-            parts |= fact
-        # facts every goal state has beyond the parts' own (planners/goal_landmarks.py)
-        self.goal_landmarks = disjuncts[0] & ~parts if self._goal_parts and disjuncts else 0
+            hit = cache[key] = (disjuncts, self._goal_parts, self.part_choices, self.goal_landmarks)
+        disjuncts, self._goal_parts, self.part_choices, self.goal_landmarks = hit
         return disjuncts
 
     def _goal_dnf(self, u) -> list[int]:
@@ -325,8 +322,16 @@ class Relaxation:
             size = 1
             for _, masks in self._goal_parts:
                 size *= len(masks)
-            if size > MAX_GOAL_DISJUNCTS or not parts:
-                return parts  # too many disjuncts to list: the parts stand for them
+            if not parts:
+                return parts
+            if size > MAX_GOAL_DISJUNCTS:  # too many disjuncts to list: the parts stand for them
+                # plus what the dropped inequalities imply (planners/goal_landmarks.py): two
+                # sandwiches of an order with two lettuces cut both
+                landmarks = goal_landmark_facts(u.compiler, *goal_groups(self.task.goal.goal), _dnf, PLACEHOLDER)
+                if landmarks is None:
+                    return []  # no choice of bindings meets the inequalities: no goal state exists
+                self.goal_landmarks = landmarks
+                return [parts[0] | landmarks]
             self._goal_parts, self.part_choices = [], []
         node = u.compiler.ground(self.task.goal.goal, {})
         dnf = _dnf(node)
@@ -362,9 +367,10 @@ class Relaxation:
         The conjuncts of `exists(vars, and(...))` fall into groups that share no variable except
         through inequalities (two dishes of one order). Each group is expanded on its own and
         becomes a pseudo-fact reached by a zero-cost relaxed action per disjunct; the goal is the
-        conjunction of the parts. Inequalities between groups are dropped, which only makes the
-        relaxation more optimistic (two parts may pick the same object), so admissible heuristics
-        stay admissible. None when the goal has no such shape or does not split."""
+        conjunction of the parts. Inequalities between groups are dropped from the parts, which
+        only makes the relaxation more optimistic (two parts may pick the same object), so
+        admissible heuristics stay admissible; what they imply is added back as goal landmarks
+        (_goal_dnf). None when the goal has no such shape or does not split."""
         groups, cross, params, find = goal_groups(self.task.goal.goal)
         if groups is None:
             return None
@@ -383,9 +389,7 @@ class Relaxation:
         goal = 0
         for fact, _ in self._goal_parts:
             goal |= fact
-        # what the dropped inequalities imply: two sandwiches of an order with two lettuces cut both
-        landmarks = goal_landmark_facts(u.compiler, groups, cross, params, find, _dnf)
-        return [] if landmarks is None else [goal | landmarks]
+        return [goal]
 
     def _goal_part(self, k: int, dnf: list[int]) -> int:
         """Register goal part k, reached by any of its disjuncts; returns its pseudo-fact."""
@@ -503,6 +507,10 @@ def goal_groups(goal):
             parts.append(node)
     variables = {v for v, _ in params}
     if not variables:
+        return None, [], params, None
+    if len(variables) < len(params):
+        # a name bound twice (exists ?x ... exists ?x ...) means two variables: flattening them
+        # into one would ask one object to be both, which is not a relaxation
         return None, [], params, None
     root = {v: v for v in variables}
 

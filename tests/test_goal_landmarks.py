@@ -78,3 +78,25 @@ def test_an_order_of_two_lettuce_sandwiches_cuts_both_lettuces():
         final = task.successor(final, action)
     assert task.is_goal(final)
     assert all(task.bits(final) >> i & 1 for i in relaxation.set_bits(r.goal_landmarks))
+
+
+def test_a_variable_name_bound_twice_is_not_merged_into_one_variable():
+    """exists ?x ?y (clear ?x, clear ?y, ?x != ?y, exists ?x (on ?x b0)): the inner ?x is another
+    variable. Split into parts as one, it asked one block to be clear and on b0 at once, and h_max
+    said 1 in a goal state (b2 on b1 on b0, b3 alone)."""
+    blocks = ["b0", "b1", "b2", "b3"]
+    data = {"groundplan": "1", "name": "gen", "domain": "blocksworld", "objects": {b: "block" for b in blocks},
+            "init": [["ontable", "b0"], ["on", "b1", "b0"], ["on", "b2", "b1"], ["ontable", "b3"],
+                     ["clear", "b2"], ["clear", "b3"], ["handempty"]],
+            "goal": {"exists": [["?x", "block"], ["?y", "block"]],
+                     "formula": {"and": [["clear", "?x"], ["clear", "?y"], {"not": {"=": ["?x", "?y"]}},
+                                         {"exists": [["?x", "block"]], "formula": ["on", "?x", "b0"]}]}}}
+    task = blocks_task(data)
+    assert task.is_goal(task.initial_state())
+    limit = relaxation.MAX_GOAL_DISJUNCTS
+    relaxation.MAX_GOAL_DISJUNCTS = 0
+    try:
+        for name in ("hmax", "lmcut", "lmcount", "hff"):
+            assert H.make(task, name)(task.initial_state()) == 0, name
+    finally:
+        relaxation.MAX_GOAL_DISJUNCTS = limit

@@ -95,7 +95,7 @@ def test_a_goal_too_large_to_list_as_disjuncts_relaxes_exactly_as_one_goal_part(
     limit = relaxation.MAX_GOAL_DISJUNCTS
     relaxation.MAX_GOAL_DISJUNCTS = 0
     try:
-        estimates = {name: H.make(as_part, name) for name in ("hmax", "hadd", "hff")}
+        estimates = {name: H.make(as_part, name) for name in ("hmax", "hadd", "hff", "lmcut")}
     finally:
         relaxation.MAX_GOAL_DISJUNCTS = limit
     assert estimates["hmax"].r.part_choices  # the goal did become a part
