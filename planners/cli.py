@@ -79,6 +79,8 @@ def store_result(path: str, result) -> None:
         if result.status == "solved-satisficing" and (upper is None or cost < upper):
             upper, plan = cost, result.plan
         lower = max(x for x in (old.get("lower_bound"), result.lower_bound, 0) if x is not None)
+        if isinstance(lower, float) and lower.is_integer():
+            lower = int(lower)  # 28, not 28.0: step counts are integers wherever the bound is
         lower_method = old.get("lower_bound_method")
         if result.lower_bound is not None and result.lower_bound > (old.get("lower_bound") or 0):
             lower_method = method

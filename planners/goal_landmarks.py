@@ -116,4 +116,4 @@ def _avoidable(options, pairs, fact: int, placeholder, budget: list) -> bool:
 
 
 class _GaveUp(Exception):
-    """The constraint search for one candidate fact ran out of its budget."""
+    """The constraint search spent its shared budget: what is undecided is not claimed."""
