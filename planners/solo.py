@@ -48,8 +48,9 @@ def relay(task: Task, search, time_limit: float | None = None, order=None):
     """Turn-based tasks whose goal splits into parts (dishes): the parts are planned one after
     another on the serial task (planners/agenda.py), in the given order, the k-th leg by agent
     k mod n alone, and the whole is scheduled into turns, where an agent's part moves forward
-    into the others' waits wherever the rest still replays. One agent per leg keeps each leg a single-agent search;
-    changing agents between legs lets a part use stations the previous agent's work left free.
+    into the others' waits wherever the rest still replays. One agent per leg keeps each leg a
+    single-agent search; changing agents between legs lets a part use stations the previous
+    agent's work left free.
 
     search(task, start, seconds) -> PlanResult solves one leg. Returns the agenda's PlanResult
     (its plan is serial) and the scheduled ground actions, or None when it cannot be scheduled."""

@@ -152,22 +152,28 @@ def find_serial(path: Path, task, limit: float, log) -> bool:
     return True
 
 
-def find_relay(path: Path, task, limit: float, log) -> bool:
-    """Turn-based tasks with several dishes: one agent per dish in turn (planners/solo.py relay)."""
+def relay_orders(task, weight, limit_each: float, log):
+    """Relay plans of a turn-based task with several dishes (planners/solo.py relay), in the order
+    as written and reversed: (scheduled ground actions, method) for each order that schedules."""
     from planners.agenda import parts
     from planners.solo import relay
 
     n = parts(task)
     if n < 2:
-        return False
+        return
     for order in (tuple(range(n)), tuple(reversed(range(n)))):
-        result, actions = relay(task, explore_leg(5), time_limit=limit / 2, order=order)
-        log(f"  relay {order}: {result.status} cost {result.cost} expanded {result.expanded} {result.seconds:.1f} s "
-            f"{result.reason} -> {'not scheduled' if actions is None else len(actions)}")
+        result, actions = relay(task, explore_leg(weight), time_limit=limit_each, order=order)
+        log(f"  relay {order} w={weight}: {result.status} cost {result.cost} expanded {result.expanded} "
+            f"{result.seconds:.1f} s {result.reason} -> {'not scheduled' if actions is None else len(actions)}")
         if actions is not None:
-            store(path, task, actions, f"relay (parts in order {order}, one agent each) + explore w=5, "
-                                       f"scheduled into turns", "hff", log)
-            return True
+            yield actions, f"relay (parts in order {order}, one agent each) + explore w={weight}, scheduled into turns"
+
+
+def find_relay(path: Path, task, limit: float, log) -> bool:
+    """Turn-based tasks with several dishes: one agent per dish in turn, the first order that works."""
+    for actions, method in relay_orders(task, 5, limit / 2, log):
+        store(path, task, actions, method, "hff", log)
+        return True
     return False
 
 
@@ -286,13 +292,9 @@ def agenda_phase(path: Path, limit: float, log, weights=(2, 3)) -> None:
     best = None
     for weight in weights:
         if task.turn_based:
-            from planners.solo import relay
-
-            for order in (tuple(range(n)), tuple(reversed(range(n)))):
-                result, actions = relay(task, explore_leg(weight), time_limit=limit, order=order)
-                if actions is not None and (best is None or len(actions) < len(best[0])):
-                    best = (actions, f"relay (parts in order {order}, one agent each) + explore w={weight}, "
-                                     f"scheduled into turns")
+            for actions, method in relay_orders(task, weight, limit, log):
+                if best is None or len(actions) < len(best[0]):
+                    best = (actions, method)
             continue
         for order in list(itertools.permutations(range(n)))[:6]:
             result = solve_agenda(task, explore_leg(weight), time_limit=limit, order=order)
