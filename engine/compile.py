@@ -391,6 +391,12 @@ COMPARE = {
 }
 
 
+def _mod(xs):
+    if xs[1] == 0:
+        raise NumericError("modulo by zero in a numeric expression")
+    return xs[0] % xs[1]
+
+
 def _div(xs):
     if xs[1] == 0:
         raise NumericError("division by zero in a numeric expression")
@@ -419,7 +425,7 @@ def _checked(op, fn):
 
 ARITH = {
     op: _checked(op, fn) for op, fn in {
-        "+": sum, "-": lambda xs: xs[0] - xs[1], "*": lambda xs: _product(xs), "/": _div,
+        "+": sum, "-": lambda xs: xs[0] - xs[1], "*": lambda xs: _product(xs), "/": _div, "mod": _mod,
         "min": min, "max": max, "abs": lambda xs: abs(xs[0]),
     }.items()
 }

@@ -6,6 +6,8 @@ state (`State.progress`, a bitmask), so a planner sees them as ordinary state:
 - `sequence`: parts achieved in order, part k counting from the state where part k-1 latched
   (the same state may complete several parts: BabyAI's "A, then B");
 - `eventually`: latches its part once achieved;
+- `later`: like `eventually`, but never in the state where it is first checked (BabyAI's "put A
+  next to B" clause after another: the verifier's memory of what was carried is stale there);
 - `always`: a formula that must hold in every state; once violated the goal is lost for good
   (PPNL's "every goal of group A before any of group B").
 """
@@ -35,6 +37,9 @@ class GoalTracker:
             return ("sequence", bits, parts)
         if isinstance(g, m.Eventually):
             return ("eventually", self._bit(), self._number(g.part))
+        if isinstance(g, m.Later):
+            armed = self._bit()
+            return ("later", (armed, self._bit()), self._number(g.part))
         if isinstance(g, m.Always):
             return ("always", 1, g.formula)
         return ("holds", 0, g)
@@ -53,7 +58,7 @@ class GoalTracker:
             kind, bits, body = node
             if kind in ("holds", "always"):
                 return (kind, bits, compiler.condition(body, {}))
-            if kind == "eventually":
+            if kind in ("eventually", "later"):
                 return (kind, bits, walk(body))
             return (kind, bits, [walk(p) for p in body])
         return walk(self.tree)
@@ -90,6 +95,14 @@ def _update(node, state, bits, progress) -> tuple[int, bool]:
             return progress, True
         progress, ok = _update(body, state, bits, progress)
         return (progress | mark if ok else progress), ok
+    if kind == "later":
+        armed, done = mark
+        if progress & done:
+            return progress, True
+        if not progress & armed:
+            return progress | armed, False
+        progress, ok = _update(body, state, bits, progress)
+        return (progress | done if ok else progress), ok
     if kind == "all":
         ok_all = True
         for part in body:

@@ -84,7 +84,7 @@ class FluentTerm:
 
 @dataclass(frozen=True, slots=True)
 class Arith:
-    op: str  # "+" "-" "*" "/" "min" "max" "abs"
+    op: str  # "+" "-" "*" "/" "mod" "min" "max" "abs"
     parts: tuple
 
 
@@ -191,7 +191,16 @@ class Always:
     formula: Any
 
 
-TEMPORAL = (AllOf, Sequence, Eventually, Always)
+@dataclass(frozen=True, slots=True)
+class Later:
+    """Achieved in a state after the one in which the part is first checked (latches, like
+    `eventually`). BabyAI's verifier needs it: a "put next to" clause that starts being checked
+    in the step that completes the clause before it cannot count that step's drop."""
+
+    part: Any
+
+
+TEMPORAL = (AllOf, Sequence, Eventually, Later, Always)
 
 
 # ---------------------------------------------------------------- definitions

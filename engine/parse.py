@@ -14,11 +14,11 @@ from . import model as m
 from .errors import Collector
 
 COMPARISONS = {"<", "<=", ">", ">=", "!="}
-ARITH = {"+", "-", "*", "/", "min", "max"}
+ARITH = {"+", "-", "*", "/", "mod", "min", "max"}
 FORMULA_KEYS = {"and", "or", "not", "imply", "exists", "forall", "=", "setting"} | COMPARISONS
 EXPR_KEYS = ARITH | {"abs", "setting", "if", "count", "sum"}
 EFFECT_KEYS = {"add", "del", "assign", "increase", "decrease", "when", "forall", "start", "stop", "create"}
-GOAL_KEYS = {"all", "sequence", "eventually", "always"}
+GOAL_KEYS = {"all", "sequence", "eventually", "later", "always"}
 
 
 def is_var(term) -> bool:
@@ -284,7 +284,7 @@ class Parser:
         if not isinstance(arg, list) or len(arg) < (1 if op in ("min", "max", "+", "*") else 2):
             self.c.error(p, f"'{op}' takes a list of operands")
             return m.Num(0)
-        if op in ("-", "/") and len(arg) != 2:
+        if op in ("-", "/", "mod") and len(arg) != 2:
             self.c.error(p, f"'{op}' takes exactly two operands")
             return m.Num(0)
         return m.Arith(op, tuple(self.expression(x, p + [i], scope) for i, x in enumerate(arg)))
@@ -384,6 +384,8 @@ class Parser:
                 return m.AllOf(parts) if op == "all" else m.Sequence(parts)
             if op == "eventually":
                 return m.Eventually(self.goal(arg, p, scope))
+            if op == "later":
+                return m.Later(self.goal(arg, p, scope))
             return m.Always(self.formula(arg, p, scope))
         return self.formula(raw, path, scope)
 

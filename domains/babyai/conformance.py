@@ -1,0 +1,83 @@
+"""Side-by-side replay of one action sequence in MiniGrid and in the interpreter.
+
+The conformance test and the speed benchmark share it. At every step it compares what MiniGrid
+exposes (agent pose, carried object, door states, object cells, mission success, truncation)
+with the interpreter's state, and reports the first difference. Needs MiniGrid.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ACTIONS = ("left", "right", "forward", "pickup", "drop", "toggle", "done")
+
+
+@dataclass
+class Snapshot:
+    pose: tuple
+    carrying: str | None
+    doors: dict
+    cells: dict
+    success: bool
+    truncated: bool
+
+
+def minigrid_snapshot(env, names: dict[int, str], terminated: bool, truncated: bool) -> Snapshot:
+    u = env.unwrapped
+    cells = dict.fromkeys(names.values(), (-1, -1))
+    doors = {}
+    for y in range(u.grid.height):
+        for x in range(u.grid.width):
+            cell = u.grid.get(x, y)
+            if cell is not None and id(cell) in names:
+                cells[names[id(cell)]] = (x, y)
+                if cell.type == "door":
+                    doors[names[id(cell)]] = (bool(cell.is_open), bool(cell.is_locked))
+    carrying = names[id(u.carrying)] if u.carrying is not None else None
+    return Snapshot((int(u.agent_pos[0]), int(u.agent_pos[1]), int(u.agent_dir)), carrying, doors, cells,
+                    bool(terminated), bool(truncated))
+
+
+def interpreter_snapshot(task, state, steps: int, max_steps: int) -> Snapshot:
+    value = task.value
+    things = [o for o, t in task.problem.objects.items() if t in ("door", "key", "ball", "box")]
+    cells = {o: (int(value(state, "x", (o,))), int(value(state, "y", (o,)))) for o in things}
+    doors = {o: (task.atom_holds(state, "open", (o,)), task.atom_holds(state, "locked", (o,)))
+             for o, t in task.problem.objects.items() if t == "door"}
+    carried = [o for o in things if task.problem.objects[o] != "door" and task.atom_holds(state, "carrying", (o,))]
+    pose = (int(value(state, "agent-x", ())), int(value(state, "agent-y", ())), int(value(state, "dir", ())))
+    return Snapshot(pose, carried[0] if carried else None, doors, cells, task.is_goal(state), steps >= max_steps)
+
+
+def replay_both(env, task, names: dict[int, str], actions, max_steps: int):
+    """Step both worlds through `actions` (indices into ACTIONS) until either ends.
+
+    Returns (steps compared, None) when they agree throughout, else (step, description)."""
+    ground = {name: task.ground_action(name, ()) for name in ACTIONS}
+    state = task.initial_state()
+    want = minigrid_snapshot(env, names, False, False)
+    got = interpreter_snapshot(task, state, 0, max_steps)
+    if want != got:
+        return 0, _difference(want, got)
+    for step, index in enumerate(actions, 1):
+        _, _, terminated, truncated, _ = env.step(index)
+        state = task.apply(state, ground[ACTIONS[index]])
+        want = minigrid_snapshot(env, names, terminated, truncated)
+        got = interpreter_snapshot(task, state, step, max_steps)
+        if want != got:
+            return step, f"after {ACTIONS[index]}: " + _difference(want, got)
+        if terminated or truncated:
+            return step, None
+    return len(actions), None
+
+
+def _difference(want: Snapshot, got: Snapshot) -> str:
+    parts = []
+    for field in ("pose", "carrying", "success", "truncated"):
+        if getattr(want, field) != getattr(got, field):
+            parts.append(f"{field}: MiniGrid {getattr(want, field)} vs interpreter {getattr(got, field)}")
+    for field in ("doors", "cells"):
+        a, b = getattr(want, field), getattr(got, field)
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                parts.append(f"{field}[{key}]: MiniGrid {a.get(key)} vs interpreter {b.get(key)}")
+    return "; ".join(parts)
