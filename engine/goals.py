@@ -16,11 +16,15 @@ from __future__ import annotations
 from . import model as m
 
 
+VIOLATED = 1  # bit 0: an 'always' part was violated
+ACHIEVED = 2  # bit 1: the goal was achieved in this state (decided once, when the state was reached)
+
+
 class GoalTracker:
     def __init__(self, goal):
         self.goal = goal
         self.temporal = _is_temporal(goal)
-        self._next_bit = 1  # bit 0 marks a violated 'always'
+        self._next_bit = 2  # bits 0 and 1 are VIOLATED and ACHIEVED
         self.tree = self._number(goal) if self.temporal else None
 
     def _number(self, g):
@@ -64,10 +68,17 @@ class GoalTracker:
         return walk(self.tree)
 
     def update(self, compiled, state, bits: int, progress: int) -> tuple[int, bool]:
-        """(new progress, whether the goal is achieved) after reaching `state`."""
+        """(new progress, whether the goal is achieved) on reaching `state` from a state whose
+        progress was `progress`. Whether the goal is achieved is stored in the new progress:
+        a 'later' part answers differently when asked twice about the state that armed it."""
         if not self.temporal:
             return 0, _holds(compiled, state, bits)
-        return _update(compiled, state, bits, progress)
+        progress, ok = _update(compiled, state, bits, progress & ~ACHIEVED)
+        return (progress | ACHIEVED if ok else progress), ok
+
+    def achieved(self, progress: int) -> bool:
+        """Whether a temporal goal was achieved in the state carrying `progress`."""
+        return bool(progress & ACHIEVED) and not progress & VIOLATED
 
     def violated(self, progress: int) -> bool:
         """Only a temporal goal reads latches: a state may carry another goal's progress (routing legs)."""

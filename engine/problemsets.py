@@ -15,6 +15,9 @@ A group line, `{"group": "grid-0042", "defaults": {...}}`, starts a group: its d
 merged over the header's for every problem after it, up to the next group line. So data shared
 by a few problems (one map under eight rule variants) is written once, not once per problem.
 
+A set may be gzip-compressed (`.jsonl.gz`): large generated sets such as BabyAI's shrink about
+tenfold, and every reader here takes either form.
+
 A single problem is addressed as `FILE.jsonl#NAME` (or `FILE.jsonl#N`, the N-th problem, from 1)
 wherever a problem file is accepted; `expand` turns files, set files and globs into such
 references. Errors name `FILE.jsonl:LINE` and the JSON pointer inside that line's problem.
@@ -29,11 +32,43 @@ from pathlib import Path
 from .errors import Diagnostic, ModelError
 
 SUFFIX = ".jsonl"
+SUFFIXES = (".jsonl", ".jsonl.gz")
 
 
 def is_set_reference(source) -> bool:
     """A path to a problem-set file, with or without '#name'."""
-    return isinstance(source, (str, Path)) and str(source).split("#", 1)[0].lower().endswith(SUFFIX)
+    return isinstance(source, (str, Path)) and str(source).split("#", 1)[0].lower().endswith(SUFFIXES)
+
+
+def set_name(path) -> str:
+    """A set file's name without its suffixes ('plan' for plan.jsonl.gz)."""
+    name = Path(str(path).split("#", 1)[0]).name
+    for suffix in sorted(SUFFIXES, key=len, reverse=True):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return Path(name).stem
+
+
+def _read_text(path) -> str:
+    if str(path).lower().endswith(".gz"):
+        import gzip
+
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            return fh.read()
+    return Path(path).read_text(encoding="utf-8")
+
+
+def _open_for_writing(fd, path):
+    """A text stream over `fd` for `path`: gzip (reproducible: no name, no time) for '.gz'."""
+    import os
+
+    if str(path).lower().endswith(".gz"):
+        import gzip
+        import io
+
+        raw = os.fdopen(fd, "wb")
+        return io.TextIOWrapper(gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0), encoding="utf-8"), raw
+    return os.fdopen(fd, "w", encoding="utf-8"), None
 
 
 def split_reference(source) -> tuple[str, str | None]:
@@ -47,10 +82,10 @@ def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str, dict]], di
     """(defaults, [(name, line number, raw line, its group's defaults)], {name: position}) of a set
     file, checked once. The name lookup keeps reading every problem of a 16,000-problem run linear."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = _read_text(path)
     except FileNotFoundError:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", "file not found", "check the path")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(path, "", f"cannot read: {exc}")]) from None
     defaults: dict = {}
     group: dict = {}
@@ -171,7 +206,7 @@ def expand(patterns) -> list[str]:
         if not matches:
             out.append(text)
         for match in matches:
-            if match.lower().endswith(SUFFIX) and "#" not in match and Path(match).is_file():
+            if match.lower().endswith(SUFFIXES) and "#" not in match and Path(match).is_file():
                 try:
                     out.extend(f"{match}#{name}" for name in names(match))
                 except ModelError:
@@ -190,11 +225,14 @@ def write(path, problems, header: dict | None = None) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
     os.chmod(tmp, 0o644)  # mkstemp makes it private; a data file is for everyone to read
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
+    out, raw = _open_for_writing(fd, target)
+    with out:
         if header is not None:
             out.write(json.dumps(header, separators=(",", ":")) + "\n")
         for problem in problems:
             out.write(json.dumps(problem, separators=(",", ":")) + "\n")
+    if raw is not None:
+        raw.close()
     os.replace(tmp, target)
 
 
@@ -206,7 +244,7 @@ def replace_problem(source, problem: dict) -> None:
     path, name = split_reference(source)
     _, where = read_problem(source)
     number = int(where.rsplit(":", 1)[1])
-    lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = _read_text(path).splitlines(keepends=True)
     header, entries, _ = _entries(path)
     defaults = dict(header)
     defaults.update(next(e[3] for e in entries if e[1] == number))
@@ -214,6 +252,9 @@ def replace_problem(source, problem: dict) -> None:
     lines[number - 1] = json.dumps(own, separators=(",", ":")) + "\n"
     fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=Path(path).name, suffix=".tmp")
     os.chmod(tmp, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
+    out, raw = _open_for_writing(fd, path)
+    with out:
         out.writelines(lines)
+    if raw is not None:
+        raw.close()
     os.replace(tmp, path)

@@ -453,6 +453,8 @@ class Task:
         return progress
 
     def is_goal(self, state: State) -> bool:
+        if self.goal.temporal:
+            return self.goal.achieved(state.progress)
         compiled = self._goal_for(self.universe(state.created))
         _, satisfied = self.goal.update(compiled, state, self.bits(state), state.progress)
         return satisfied

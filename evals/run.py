@@ -79,8 +79,10 @@ def episode_seed(seed: int, label: str, ref: str) -> int:
 
 def problem_set(ref: str) -> str:
     """'async' for problems/async/x.json; the set file's stem for a problem set."""
+    from engine.problemsets import is_set_reference, set_name
+
     path = Path(ref.split("#", 1)[0])
-    return path.stem if path.suffix.lower() == ".jsonl" else (path.parent.name or ".")
+    return set_name(path) if is_set_reference(path) else (path.parent.name or ".")
 
 
 def difficulty(task) -> str:
