@@ -87,6 +87,10 @@ class Agent:
         """One answer with the whole plan, one action per line."""
         raise NotImplementedError(f"{self.name} does not answer with a whole plan")
 
+    def answer(self, question) -> Reply:
+        """One answer to a world's question (agents.questions): Predict's pose, Decompose's subgoals."""
+        raise NotImplementedError(f"{self.name} does not answer questions")
+
     def observe(self, observation: Observation, answer: str, feedback: str | None) -> None:
         """Told what happened to its last answer (closed loop); LLM agents keep history here."""
 

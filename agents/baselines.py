@@ -52,6 +52,9 @@ class OracleAgent(Agent):
                 for state, text in zip(result.states, plan):
                     self._route.setdefault(state, text)
 
+    def answer(self, question) -> Reply:
+        return Reply(question.oracle_answer())
+
     def _next(self, state) -> str:
         if self._unsolvable:
             return "impossible"
@@ -100,6 +103,9 @@ class RandomAgent(Agent):
     def reset(self, task, seed=None) -> None:
         super().reset(task, seed)
         self.rng = random.Random(seed)
+
+    def answer(self, question) -> Reply:
+        return Reply(question.random_answer(self.rng))
 
     def act(self, observation: Observation) -> Reply:
         task = self.task

@@ -32,8 +32,10 @@ PLAN_INVALID = "plan-invalid"
 INVALID_OUTPUT = "invalid-output"
 AGENT_ERROR = "agent-error"
 TIME_LIMIT = "time-limit"
+ANSWER_RIGHT = "answer-right"  # a question episode (agents.questions) whose answer the world scored a success
+ANSWER_WRONG = "answer-wrong"
 OUTCOMES = (GOAL, DECLARED, WRONG_DECLARATION, FINISHED, STEP_CAP, PLAN_EXHAUSTED, PLAN_INVALID, INVALID_OUTPUT,
-            AGENT_ERROR, TIME_LIMIT)
+            AGENT_ERROR, TIME_LIMIT, ANSWER_RIGHT, ANSWER_WRONG)
 
 
 @dataclass
@@ -198,7 +200,7 @@ class _Run:
         cost, proven, solvable = reference(task)
         if outcome == DECLARED and solvable is not False:
             outcome = WRONG_DECLARATION
-        success = outcome == GOAL or outcome == DECLARED
+        success = outcome in (GOAL, DECLARED, ANSWER_RIGHT)
         return Episode(
             problem=task.problem.name, file=task.problem.file, agent=self.agent.name, success=success, outcome=outcome,
             steps=self.steps, cost=self.cost, max_steps=self.max_steps, reference_cost=cost, reference_proven=proven,
@@ -220,6 +222,11 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
     run = _Run(task, agent, profile, limits, record_observations)
     try:
         agent.reset(task, seed)
+        from .questions import question_for
+
+        question = question_for(task)
+        if question is not None:
+            return _ask(run, question)
         if agent.mode == "open":
             return _open_loop(run)
         return _closed_loop(run)
@@ -229,6 +236,21 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
         from .llm.redact import redact
 
         return run.finish(AGENT_ERROR, error=redact(f"{type(exc).__name__}: {exc}"))
+
+
+def _ask(run: _Run, question) -> Episode:
+    """A question episode: one answer, scored by the world; the score goes into the trajectory."""
+    reply = run.agent.answer(question)
+    run.account(reply)
+    problem = reply.detail.get("parse_error") if reply.detail else None
+    scored = {"success": False, "parse_error": problem} if problem else question.score(reply.text)
+    run.record(run.state, 0, None, reply.text, None, scored.get("parse_error"), reply, bool(scored.get("success")))
+    run.trajectory[-1]["score"] = scored
+    run.trajectory[-1]["question"] = question.kind
+    if scored.get("parse_error"):
+        run.invalid += 1
+        return run.finish(INVALID_OUTPUT)
+    return run.finish(ANSWER_RIGHT if scored.get("success") else ANSWER_WRONG)
 
 
 def _closed_loop(run: _Run) -> Episode:

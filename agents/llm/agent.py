@@ -114,6 +114,13 @@ class LLMAgent(Agent):
         system = self.system_prompt if self.system_prompt is not None else self.shots.get("system")
         return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": text}], k
 
+    # ------------------------------------------------------------ questions
+    def answer(self, question) -> Reply:
+        """One request with the world's own prompt for the question and this strategy."""
+        messages = question.messages(self.strategy)
+        completion = self._ask(messages)
+        return self._reply(completion.text, [completion], {"messages": messages})
+
     # ------------------------------------------------------------ closed loop
     def act(self, observation: Observation) -> Reply:
         history = prompts.history_text(self.profile, self.steps, self.history_mode_now)

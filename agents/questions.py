@@ -1,0 +1,61 @@
+"""Question episodes: a problem whose task is one answer, scored by its world, not a walk.
+
+Some benchmarks ask about a world instead of acting in it: LLM-BabyBench's Predict ("where does
+this action sequence leave the agent?") and Decompose ("list the subgoals"). A world declares
+such tasks in `domains/<world>/questions.py`:
+
+    kind(task) -> str | None                  # the problem's question kind, None for a walk
+    messages(task, strategy) -> list[dict]    # the chat messages an LLM is sent
+    score(task, answer: str) -> dict          # {"success": bool, ...the world's own fields}
+    oracle_answer(task) -> str                # an answer that scores as a success
+    random_answer(task, rng) -> str           # the random baseline's answer
+
+The loop asks the agent once (`Agent.answer`), lets the world score the text and records the
+answer, the score and what it cost. The oracle, random and LLM agents answer questions; a world
+without the module has none, and nothing here changes its episodes.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+
+
+@functools.lru_cache(maxsize=32)
+def world_module(world: str):
+    """The world's questions module, or None."""
+    try:
+        return importlib.import_module(f"domains.{world}.questions")
+    except ModuleNotFoundError as exc:
+        if exc.name in (f"domains.{world}.questions", f"domains.{world}"):
+            return None
+        raise
+
+
+@dataclass
+class Question:
+    """One problem's question, bound to the world's functions."""
+
+    task: object
+    kind: str
+    module: object
+
+    def messages(self, strategy: str) -> list[dict]:
+        return self.module.messages(self.task, strategy)
+
+    def score(self, answer: str) -> dict:
+        return self.module.score(self.task, answer)
+
+    def oracle_answer(self) -> str:
+        return self.module.oracle_answer(self.task)
+
+    def random_answer(self, rng) -> str:
+        return self.module.random_answer(self.task, rng)
+
+
+def question_for(task) -> Question | None:
+    module = world_module(task.domain.name)
+    if module is None:
+        return None
+    kind = module.kind(task)
+    return Question(task, kind, module) if kind else None
