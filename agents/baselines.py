@@ -156,16 +156,9 @@ def world_baselines(world: str):
     """The `domains.<world>.baselines` module, or None when the world has none.
 
     Looked up by the domain's name, as the metrics plug-ins are (`evals.metrics.plugin`)."""
-    import importlib
+    from engine.loader import world_module
 
-    try:
-        module = importlib.import_module(f"domains.{world}.baselines")
-    except ModuleNotFoundError as exc:
-        if exc.name in (f"domains.{world}.baselines", f"domains.{world}", "domains"):
-            return None
-        raise
-    except ValueError:  # a world name that cannot be a module name (e.g. empty)
-        return None
+    module = world_module(world, "baselines")
     return module if isinstance(getattr(module, "BASELINES", None), dict) and hasattr(module, "baseline_plan") else None
 
 

@@ -17,19 +17,15 @@ without the module has none, and nothing here changes its episodes.
 from __future__ import annotations
 
 import functools
-import importlib
 from dataclasses import dataclass
 
 
 @functools.lru_cache(maxsize=32)
-def world_module(world: str):
+def world_questions(world: str):
     """The world's questions module, or None."""
-    try:
-        return importlib.import_module(f"domains.{world}.questions")
-    except ModuleNotFoundError as exc:
-        if exc.name in (f"domains.{world}.questions", f"domains.{world}"):
-            return None
-        raise
+    from engine.loader import world_module
+
+    return world_module(world, "questions")
 
 
 @dataclass
@@ -54,7 +50,7 @@ class Question:
 
 
 def question_for(task) -> Question | None:
-    module = world_module(task.domain.name)
+    module = world_questions(task.domain.name)
     if module is None:
         return None
     kind = module.kind(task)

@@ -345,6 +345,21 @@ def shipped_domains() -> list[str]:
     return sorted(d.name for d in DOMAINS_DIR.iterdir() if (d / "domain.json").is_file()) if DOMAINS_DIR.is_dir() else []
 
 
+def world_module(world: str, name: str):
+    """A world's plug-in module `domains.<world>.<name>` (metrics, baselines, questions), or
+    None when the world has none. An error inside an existing module is raised, not hidden."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"domains.{world}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name in (f"domains.{world}.{name}", f"domains.{world}", "domains"):
+            return None
+        raise
+    except ValueError:  # a world name that cannot be a module name (e.g. empty)
+        return None
+
+
 def load_problem(source, domain: m.Domain | None = None) -> m.Problem:
     """A validated Problem (with its Domain) from a path or from data."""
     data, file, path = _read(source, "problem")

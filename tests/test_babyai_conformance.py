@@ -2,7 +2,7 @@
 
 1,024 trajectories over the 32 environments (16 levels, 16 Plan rooms; 32 seeds each): half
 are the expert bot's runs with some actions replaced by random ones (doors closed again, objects
-dropped elsewhere, no-ops), half random walks biased towards moving. After every step the agent's
+dropped elsewhere, no-ops), half random walks of up to 300 steps biased towards moving. After every step the agent's
 pose, the carried object, every door's state, every object's cell, mission success and truncation
 must agree. Plus the spec's worked figures. Needs MiniGrid (the test extra installs it).
 """
@@ -33,8 +33,8 @@ def side_by_side(name, seed):
 
 def trajectory(env, seed: int) -> list[int]:
     rng = random.Random(seed)
-    if seed % 2:
-        return [rng.choice((2, 2, 2, 0, 1, 3, 4, 5, 6)) for _ in range(env.max_steps)]
+    if seed % 2:  # random walks of up to 300 steps (a room's max_steps is 64 to 2,880)
+        return [rng.choice((2, 2, 2, 0, 1, 3, 4, 5, 6)) for _ in range(min(env.max_steps, 300))]
     copy_env = copy.deepcopy(env)
     bot = make_expert(copy_env)
     actions, last = [], None
@@ -59,11 +59,12 @@ def test_every_step_agrees_with_minigrid(name):
     for seed in SEEDS:
         env, problem, task, names = side_by_side(name, seed)
         actions = trajectory(env, seed)
-        count, difference = replay_both(env, task, names, actions, problem["max_steps"])
+        count, difference, done = replay_both(env, task, names, actions, problem["max_steps"])
         assert difference is None, f"{name} seed {seed}, step {count}: {difference}"
         steps += count
-        successes += bool(env.step_count and env.step_count <= len(actions) and count < len(actions))
-    assert steps > 0
+        successes += done
+    # the expert's runs reach the mission's end most of the time, so success is compared too
+    assert steps > 0 and successes >= len(SEEDS) // 4
 
 
 def test_max_steps_follow_the_formula():

@@ -51,23 +51,24 @@ def interpreter_snapshot(task, state, steps: int, max_steps: int) -> Snapshot:
 def replay_both(env, task, names: dict[int, str], actions, max_steps: int):
     """Step both worlds through `actions` (indices into ACTIONS) until either ends.
 
-    Returns (steps compared, None) when they agree throughout, else (step, description)."""
+    Returns (steps compared, None, mission done) when they agree throughout, else (step,
+    description, False)."""
     ground = {name: task.ground_action(name, ()) for name in ACTIONS}
     state = task.initial_state()
     want = minigrid_snapshot(env, names, False, False)
     got = interpreter_snapshot(task, state, 0, max_steps)
     if want != got:
-        return 0, _difference(want, got)
+        return 0, _difference(want, got), False
     for step, index in enumerate(actions, 1):
         _, _, terminated, truncated, _ = env.step(index)
         state = task.apply(state, ground[ACTIONS[index]])
         want = minigrid_snapshot(env, names, terminated, truncated)
         got = interpreter_snapshot(task, state, step, max_steps)
         if want != got:
-            return step, f"after {ACTIONS[index]}: " + _difference(want, got)
+            return step, f"after {ACTIONS[index]}: " + _difference(want, got), False
         if terminated or truncated:
-            return step, None
-    return len(actions), None
+            return step, None, bool(terminated)
+    return len(actions), None, False
 
 
 def _difference(want: Snapshot, got: Snapshot) -> str:

@@ -12,7 +12,6 @@ define `episode_metrics(task, episode) -> dict` (extra fields for one episode's 
 from __future__ import annotations
 
 import functools
-import importlib
 import math
 
 OPTIMALITY_BINS = ("=1", "(1,1.25]", "(1.25,1.5]", ">1.5")
@@ -76,12 +75,9 @@ def core(task, episode, steps_to_go_time: float | None) -> dict:
 @functools.lru_cache(maxsize=32)
 def plugin(world: str):
     """The world's metrics module (`domains.<world>.metrics`), or None."""
-    try:
-        return importlib.import_module(f"domains.{world}.metrics")
-    except ModuleNotFoundError as exc:
-        if exc.name in (f"domains.{world}.metrics", f"domains.{world}"):
-            return None
-        raise
+    from engine.loader import world_module
+
+    return world_module(world, "metrics")
 
 
 def episode_row(task, episode, steps_to_go_time: float | None = 10.0) -> dict:
