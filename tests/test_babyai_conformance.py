@@ -110,3 +110,19 @@ def test_bosslevel_47_trajectory_ends_where_the_paper_says():
         state = task.apply(state, task.parse_action(word, state))
     pose = tuple(task.value(state, f, ()) for f in ("agent-x", "agent-y", "dir"))
     assert pose == (19, 18, 0) and task.is_goal(state)
+
+
+def test_unlock_63_is_proven_unsolvable():
+    import contextlib
+    import io
+
+    import gymnasium as gym
+
+    from domains.babyai.oracle import solve
+
+    env = gym.make("BabyAI-Unlock-v0").unwrapped
+    with contextlib.redirect_stdout(io.StringIO()):
+        env.reset(seed=63)
+    task = Task(build_problem(problem_from_env(env, "Unlock-s63"), "<Unlock-s63>", None))
+    assert task.problem.goal_text == "open the green door"
+    assert solve(task, time_limit=30).status == "unsolvable-proven"
