@@ -157,8 +157,10 @@ class Estimate:
             doors[(self._v(state, "x", d), self._v(state, "y", d))] = (
                 holds(state, "open", (d,)), holds(state, "locked", (d,)), self.colour[d])
         agent = (self._v(state, "agent-x"), self._v(state, "agent-y"))
-        key = (tuple(sorted(items)), tuple(sorted((p, s[0], s[1]) for p, s in doors.items())), carried, agent
-               if any(s[1] for s in doors.values()) else None)
+        locked = frozenset(p for p, s in doors.items() if s[1])
+        # which keys can be reached depends only on the part of the grid the agent is in
+        key = (tuple(sorted(items)), tuple(sorted((p, s[0], s[1]) for p, s in doors.items())), carried,
+               self._region(agent, locked) if locked else None)
         found = self._layouts.get(key)
         if found is None:
             carried_key = self.colour[carried] if carried and self.kind[carried] == "key" else None
@@ -167,6 +169,29 @@ class Estimate:
             if len(self._layouts) > 4096:
                 self._layouts.clear()
             self._layouts[key] = found
+        return found
+
+    def _region(self, agent: tuple, locked: frozenset) -> tuple:
+        """The first cell (in sorted order) of the part of the grid the agent can walk to with
+        the locked doors shut and everything else passable: a name for that part."""
+        regions = self.__dict__.setdefault("_regions", {})
+        found = regions.get((locked, agent))
+        if found is None:
+            step = self.step
+            doors = {(self._v0("x", d), self._v0("y", d)) for d in self.doors}
+            seen, todo = {agent}, [agent]
+            while todo:
+                x, y = todo.pop()
+                for dx, dy in DIRS:
+                    nxt = (x + dx, y + dy)
+                    if nxt in seen or nxt in locked or not (0 < nxt[0] < self.width - 1 and 0 < nxt[1] < self.height - 1):
+                        continue
+                    if (nxt[0] % step and nxt[1] % step) or nxt in doors:
+                        seen.add(nxt)
+                        todo.append(nxt)
+            found = min(seen)
+            for cell in seen:
+                regions[(locked, cell)] = found
         return found
 
     def __call__(self, state) -> float:
