@@ -129,6 +129,8 @@ class Estimate:
         self._loose: dict = {}
         self._layouts: dict = {}
         self._index = {}
+        self._regions: dict = {}
+        self._open_grid: Layout | None = None
 
     def _v0(self, fluent, obj):
         """A value in the initial state (doors never move)."""
@@ -174,7 +176,7 @@ class Estimate:
     def _region(self, agent: tuple, locked: frozenset) -> tuple:
         """The first cell (in sorted order) of the part of the grid the agent can walk to with
         the locked doors shut and everything else passable: a name for that part."""
-        regions = self.__dict__.setdefault("_regions", {})
+        regions = self._regions
         found = regions.get((locked, agent))
         if found is None:
             step = self.step
@@ -255,7 +257,7 @@ class Estimate:
     def _loose_table(self, target: frozenset) -> dict:
         table = self._loose.get(target)
         if table is None:
-            if not hasattr(self, "_open_grid"):  # every door open, every item gone
+            if self._open_grid is None:  # every door open, every item gone
                 doors = {(self._v0("x", d), self._v0("y", d)): (True, False, self.colour[d]) for d in self.doors}
                 self._open_grid = Layout(self.width, self.height, self.step, doors, {}, None, {}, (1, 1))
             table = {}
