@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ACTIONS = ("left", "right", "forward", "pickup", "drop", "toggle", "done")
+from .world import ACTIONS
 
 
 @dataclass

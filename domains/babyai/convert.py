@@ -11,8 +11,7 @@ benchmark's descriptions list them: door1, door2, ..., key1, ball1, box1.
 """
 from __future__ import annotations
 
-DIRECTION_VECTORS = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}
-OBJECT_TYPES = ("door", "key", "ball", "box")
+from .world import DIRECTION_VECTORS, OBJECT_TYPES
 
 
 class ConversionError(ValueError):

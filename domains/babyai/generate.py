@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .levels import DIFFICULTY, LEVELS, PLAN_ENVS, make_env
 
-ACTIONS = ("left", "right", "forward", "pickup", "drop", "toggle", "done")
+from .world import ACTIONS
 SETS = {"predict": LEVELS, "plan": PLAN_ENVS, "decompose": LEVELS}
 LICENSE = ("Instances generated with Farama MiniGrid 3.2 (Apache-2.0; BabyAI levels, BSD-3-Clause, "
            "(c) Mila) by domains/babyai/generate.py; see domains/babyai/NOTICE.")

@@ -34,10 +34,10 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
-ACTIONS = ("left", "right", "forward", "pickup", "drop", "toggle", "done")
-DIR_VEC = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}
+from .world import ACTIONS
+from .world import DIRECTION_VECTORS as DIR_VEC
+
 VIEW_HALF = 3  # MiniGrid's agent_view_size 7 // 2: the reach of the side-wall probe when turning around
-COLOURS = ("red", "green", "blue", "purple", "yellow", "grey")
 WALL = "#wall"
 
 

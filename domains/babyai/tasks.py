@@ -46,7 +46,7 @@ from . import text as T
 
 TASKS = ("predict", "plan", "decompose")
 STRATEGIES = ("zero_shot", "few_shot", "cot", "tot")
-ACTIONS = ("left", "right", "forward", "pickup", "drop", "toggle", "done")
+from .world import ACTIONS
 PROMPT_ACTIONS = T.ACTIONS  # the six the prompts list ('done' is a no-op the parser still accepts)
 SUBGOALS = ("GoNextTo", "Open", "Pickup", "Drop", "Close")
 PROMPTS_DIR = Path(__file__).with_name("prompts")

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import json
 
-DIRECTIONS = ("east", "south", "west", "north")
-DIRECTION_VECTORS = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}
-COLORS = ("red", "green", "blue", "purple", "yellow", "grey")
-OBJECT_TYPES = ("door", "key", "ball", "box")
-ACTIONS = ("left", "right", "forward", "pickup", "drop", "toggle")
+from .world import COLORS, DIRECTION_VECTORS, DIRECTIONS, OBJECT_TYPES
+from .world import ACTIONS as _ALL_ACTIONS
+
+ACTIONS = _ALL_ACTIONS[:6]  # the six the prompts list (no "done")
 
 HEADER = (
     "The agent lives in a grid world made of one or more square rooms of equal size, laid out in a "
