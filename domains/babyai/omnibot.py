@@ -179,6 +179,14 @@ class _Subgoal:
     def exploratory(self) -> bool:
         return False
 
+    def done_or_undo(self, action, own: str, undoable=("forward", "left", "right")) -> None:
+        """Pop when the agent did this subgoal's action (or nothing was suggested); take back
+        one of the `undoable` moves otherwise (the others are left as they are)."""
+        if action is None or action == own:
+            self.bot.pop()
+        elif action in undoable:
+            self.undo(action)
+
     def undo(self, action):
         """Plan how to take back an action that was not the one suggested."""
         b = self.bot
@@ -209,10 +217,7 @@ class Close(_Subgoal):
         return "toggle"
 
     def after(self, action):
-        if action is None or action == "toggle":
-            self.bot.pop()
-        elif action in ("forward", "left", "right"):
-            self.undo(action)
+        self.done_or_undo(action, "toggle")
 
 
 class Open(_Subgoal):
@@ -229,21 +234,18 @@ class Open(_Subgoal):
             keys = b.key_desc(colour)
             here = b.fwd
             b.pop()
-            if b.carrying is not None:
-                spot = b.find_drop_pos()
+            carrying = b.carrying is not None
+            spot = b.find_drop_pos() if carrying else None
+            if carrying:  # take back what it carries afterwards
                 b.push(Pickup(b))
                 b.push(GoNextTo(b, spot))
-                b.push(Open(b))
-                b.push(GoNextTo(b, here))
-                b.push(Pickup(b))
-                b.push(GoNextTo(b, keys))
+            b.push(Open(b))
+            b.push(GoNextTo(b, here))
+            b.push(Pickup(b))
+            b.push(GoNextTo(b, keys))
+            if carrying:  # first put down what it carries
                 b.push(Drop(b))
                 b.push(GoNextTo(b, spot))
-            else:
-                b.push(Open(b))
-                b.push(GoNextTo(b, here))
-                b.push(Pickup(b))
-                b.push(GoNextTo(b, keys))
             return None
         if b.is_open(door):
             b.push(Close(b))
@@ -278,10 +280,7 @@ class Drop(_Subgoal):
         return "drop"
 
     def after(self, action):
-        if action is None or action == "drop":
-            self.bot.pop()
-        elif action in ("forward", "left", "right"):
-            self.undo(action)
+        self.done_or_undo(action, "drop")
 
 
 class Pickup(_Subgoal):
@@ -293,10 +292,7 @@ class Pickup(_Subgoal):
         return "pickup"
 
     def after(self, action):
-        if action is None or action == "pickup":
-            self.bot.pop()
-        elif action in ("left", "right"):
-            self.undo(action)
+        self.done_or_undo(action, "pickup", undoable=("left", "right"))
 
 
 class Explore(_Subgoal):
