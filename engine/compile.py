@@ -223,6 +223,9 @@ class Compiler:
             return int(value) if isinstance(value, bool) else value
         if isinstance(e, m.FluentTerm):
             args = tuple(b.get(a, a) for a in e.args)
+            definition = self.domain.fluents[e.name]
+            if definition.value is not None:  # computed: its expression, with its parameters bound to the arguments
+                return self.expr(definition.value, dict(zip([v for v, _ in definition.params], args)))
             key = (e.name, args)
             if e.name in self.task.static_fluent_names:
                 return self.static_values.get(key, self.domain.fluents[e.name].default)
@@ -241,6 +244,15 @@ class Compiler:
                 return fn(parts)
             fns = [p if callable(p) else (lambda s, bits, v=p: v) for p in parts]
             return lambda s, bits: fn([g(s, bits) for g in fns])
+        if isinstance(e, m.Lookup):
+            table = self.domain.tables[e.table]
+            keys = [self.expr(k, b) for k in e.keys]
+            column = e.result
+            if not any(callable(k) for k in keys):
+                return table.find(tuple(keys))[column]
+            fns = [k if callable(k) else (lambda s, bits, v=k: v) for k in keys]
+            find = table.find
+            return lambda s, bits: find(tuple([g(s, bits) for g in fns]))[column]
         if isinstance(e, m.IfExpr):
             cond = self.condition(e.condition, b)
             then, other = self.expr(e.then, b), self.expr(e.otherwise, b)

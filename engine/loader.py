@@ -109,6 +109,7 @@ def _build_domain(data, file: str) -> m.Domain:
         if "allowed" in spec and spec["default"] not in spec["allowed"]:
             c.error(["settings", name, "default"], "default is not among the allowed values")
     scope0 = _Scope({}, constants)
+    p.tables = _parse_tables(data.get("tables", {}), c)
 
     for name, spec in data.get("predicates", {}).items():
         path = ["predicates", name]
@@ -131,6 +132,12 @@ def _build_domain(data, file: str) -> m.Domain:
             c.error(path + ["default"], f"an int fluent cannot default to {default}", 'use "kind": "float" or a whole number')
         text = p.text(spec.get("text"), path + ["text"], [v for v, _ in params] + ["value"])
         p.fluents[name] = m.FluentDef(name, params, spec.get("kind", "int"), spec.get("default", 0), text, spec.get("hidden", False))
+    for name, spec in data.get("fluents", {}).items():  # computed values may read any fluent, so all are registered first
+        if "value" in spec:
+            f = p.fluents[name]
+            value = p.expression(spec["value"], ["fluents", name, "value"], scope0.extend(f.params))
+            p.fluents[name] = m.FluentDef(f.name, f.params, f.kind, f.default, f.text, f.hidden, value)
+    _check_computed_cycles(p.fluents, c)
     raw_derived = data.get("derived", {})
     for name, spec in raw_derived.items():  # register first: derived predicates may refer to each other
         path = ["derived", name]
@@ -194,6 +201,8 @@ def _build_domain(data, file: str) -> m.Domain:
         heuristics[name] = m.HeuristicDef(name, p.expression(spec["expression"], ["heuristics", name, "expression"], scope0),
                                           spec.get("admissible", False), spec.get("description", ""))
     static_init = _ground_atoms(data.get("init", []), ["init"], p, c, scope0, constants)
+    domain_values = _parse_values(data.get("values", []), p, c, scope0, p.fluents)
+    domain_labels = _parse_labels(data.get("labels", {}), c, constants)
     strata = _stratify(p.derived, c)
     render = dict(data.get("render", {}))
     for typ in render.get("type_names", {}):
@@ -206,7 +215,95 @@ def _build_domain(data, file: str) -> m.Domain:
         invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
         render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
         heuristics=heuristics, derived_strata=strata, init=static_init, raw=data, noop_cost=noop_cost,
+        values=domain_values, labels=domain_labels, tables=p.tables,
     )
+
+
+def _parse_tables(raw: dict, c: Collector) -> dict:
+    """The domain's lookup tables (engine/tables.py), every row checked against the table's shape."""
+    from .tables import Row, Table, placements
+
+    tables = {}
+    for name, spec in raw.items():
+        path = ["tables", name]
+        keys, results = spec["keys"], tuple(spec["results"])
+        blank = spec.get("blank", 0)
+        grid = tuple(spec["grid"]) if "grid" in spec else None
+        if grid is not None and grid[0] * grid[1] != keys:
+            c.error(path + ["grid"], f"a {grid[0]}x{grid[1]} grid has {grid[0] * grid[1]} cells, but the table has {keys} keys",
+                    "make rows x columns equal to 'keys'")
+            continue
+        default = tuple(spec.get("default", [0] * len(results)))
+        if len(default) != len(results):
+            c.error(path + ["default"], f"the default gives {len(default)} value(s) for {len(results)} result(s)")
+            continue
+        if len(set(results)) != len(results):
+            c.error(path + ["results"], "result names must be distinct")
+            continue
+        rows = []
+        for i, row in enumerate(spec["rows"]):
+            rp = path + ["rows", i]
+            kind = next(k for k in ("match", "pattern", "unordered") if k in row)
+            result = tuple(row["result"])
+            if len(result) != len(results):
+                c.error(rp + ["result"], f"{len(result)} value(s) for {len(results)} result(s) ({', '.join(results)})")
+                continue
+
+            def cell(x):
+                return frozenset(x) if isinstance(x, list) else frozenset((x,))
+            if kind == "pattern":
+                lines = row["pattern"]
+                width = len(lines[0]) if lines else 0
+                if grid is None:
+                    c.error(rp + ["pattern"], "a pattern row needs the table's 'grid'", 'declare e.g. "grid": [3, 3]')
+                    continue
+                if not lines or any(len(line) != width for line in lines) or len(lines) > grid[0] or width > grid[1] or width == 0:
+                    c.error(rp + ["pattern"], f"a pattern is a non-empty rectangle of at most {grid[0]} rows of at most {grid[1]} cells")
+                    continue
+                rows.append(Row("pattern", tuple(cell(x) for line in lines for x in line), result,
+                                placements(len(lines), width, grid)))
+            else:
+                cells = row[kind]
+                if kind == "match" and len(cells) != keys or kind == "unordered" and len(cells) > keys:
+                    c.error(rp + [kind], f"{len(cells)} cells for a table of {keys} keys",
+                            "one cell per key" if kind == "match" else f"at most {keys} cells")
+                    continue
+                rows.append(Row(kind, tuple(cell(x) for x in cells), result))
+        tables[name] = Table(name, keys, results, default, rows, blank, grid)
+    return tables
+
+
+def _check_computed_cycles(fluents: dict, c: Collector) -> None:
+    """A computed fluent may read other computed fluents, but never (through them) itself."""
+    reads = {name: {n.name for n in m.walk_nodes(f.value) if isinstance(n, m.FluentTerm) and fluents.get(n.name) and fluents[n.name].value is not None}
+             for name, f in fluents.items() if f.value is not None}
+    for start in reads:
+        stack, seen = list(reads[start]), set()
+        while stack:
+            x = stack.pop()
+            if x == start:
+                c.error(["fluents", start, "value"], f"the value of '{start}' depends on itself", "compute it from stored fluents")
+                break
+            if x not in seen:
+                seen.add(x)
+                stack.extend(reads.get(x, ()))
+
+
+def _parse_values(raws, p: Parser, c: Collector, scope, fluents) -> list:
+    """Initial fluent values `[[[fluent, object...], number], ...]` (a problem's, or a domain's over its constants)."""
+    values = []
+    for i, (term, value) in enumerate(raws):
+        e = p.expression(term, ["values", i, 0], scope)
+        if isinstance(e, m.FluentTerm):
+            if any(is_var(a) for a in e.args):
+                c.error(["values", i, 0], "values are ground: no ?variables")
+            if fluents[e.name].value is not None:
+                c.error(["values", i, 0], f"'{e.name}' is a computed fluent: its value cannot be set",
+                        "set the fluents it is computed from")
+            if fluents[e.name].kind == "int" and value != int(value):
+                c.error(["values", i, 1], f"{e.name} is an int fluent, got {value}")
+            values.append(((e.name, e.args), value))
+    return values
 
 
 def _ground_atoms(raws, path, p: Parser, c: Collector, scope, objects) -> list:
@@ -397,15 +494,8 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
     init = list(domain.init)  # the domain's facts over its constants hold in every problem
     known = set(init)
     init += [key for key in own if key not in known]
-    values = []
-    for i, (term, value) in enumerate(data.get("values", [])):
-        e = p.expression(term, ["values", i, 0], scope)
-        if isinstance(e, m.FluentTerm):
-            if any(is_var(a) for a in e.args):
-                c.error(["values", i, 0], "values are ground: no ?variables")
-            if domain.fluents[e.name].kind == "int" and value != int(value):
-                c.error(["values", i, 1], f"{e.name} is an int fluent, got {value}")
-            values.append(((e.name, e.args), value))
+    p.tables = domain.tables
+    values = list(domain.values) + _parse_values(data.get("values", []), p, c, scope, domain.fluents)
     settings = dict(domain.settings)
     for name, value in data.get("settings", {}).items():
         if name not in domain.settings:
@@ -418,7 +508,7 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
         if allowed is not None and value not in allowed:
             c.error(["settings", name], f"{value!r} is not allowed for '{name}'", f"allowed: {allowed}")
         settings[name] = value
-    labels = _parse_labels(data.get("labels", {}), c, objects)
+    labels = {**domain.labels, **_parse_labels(data.get("labels", {}), c, objects)}
     goal = p.goal(data["goal"], ["goal"], scope)
     routing = _parse_routing(data.get("routing"), p, c, scope)
     agents = domain.agents

@@ -107,6 +107,15 @@ class Count:
 
 
 @dataclass(frozen=True, slots=True)
+class Lookup:
+    """A result column of a domain table at the given keys (engine/tables.py)."""
+
+    table: str
+    keys: tuple
+    result: int
+
+
+@dataclass(frozen=True, slots=True)
 class Sum:
     """The sum of `value` over the bindings of `params` where `condition` holds."""
 
@@ -221,6 +230,7 @@ class FluentDef:
     default: float = 0
     text: str | None = None
     hidden: bool = False
+    value: Any = None  # a computed fluent's expression: never stored, recomputed wherever it is read
 
 
 @dataclass(frozen=True)
@@ -301,6 +311,9 @@ class Domain:
     derived_strata: list[list[str]] = field(default_factory=list)
     noop_cost: Any = None  # what a step passed without any action costs (an answer naming none)
     init: list = field(default_factory=list)  # facts over constants true in every problem's initial state
+    values: list = field(default_factory=list)  # fluent values over constants shared by every problem
+    labels: dict = field(default_factory=dict)  # constant -> how texts show it, in every problem
+    tables: dict = field(default_factory=dict)  # name -> engine.tables.Table
     raw: dict = field(default_factory=dict, repr=False)
 
     def ancestors(self, type_name: str) -> list[str]:
@@ -329,7 +342,10 @@ class Domain:
 
     def static_fluents(self) -> set[str]:
         changed = {e.target.name for e in self.all_effects() if isinstance(e, Update)}
-        return set(self.fluents) - changed
+        return {name for name, f in self.fluents.items() if f.value is None} - changed
+
+    def computed_fluents(self) -> set[str]:
+        return {name for name, f in self.fluents.items() if f.value is not None}
 
     def creates_objects(self) -> bool:
         return any(isinstance(e, Create) for e in self.all_effects())

@@ -16,7 +16,7 @@ from .errors import Collector
 COMPARISONS = {"<", "<=", ">", ">=", "!="}
 ARITH = {"+", "-", "*", "/", "mod", "min", "max"}
 FORMULA_KEYS = {"and", "or", "not", "imply", "exists", "forall", "=", "setting"} | COMPARISONS
-EXPR_KEYS = ARITH | {"abs", "setting", "if", "count", "sum"}
+EXPR_KEYS = ARITH | {"abs", "setting", "if", "count", "sum", "lookup"}
 EFFECT_KEYS = {"add", "del", "assign", "increase", "decrease", "when", "forall", "start", "stop", "create"}
 GOAL_KEYS = {"all", "sequence", "eventually", "later", "always"}
 
@@ -55,6 +55,7 @@ class Parser:
         self.derived: dict[str, m.DerivedDef] = {}
         self.timers_params: dict[str, m.Params] = {}
         self.settings: dict[str, Any] = {}
+        self.tables: dict = {}
 
     # ------------------------------------------------------------ helpers
     def is_subtype(self, child: str, parent: str) -> bool:
@@ -266,6 +267,8 @@ class Parser:
             inner = scope.extend(params)
             return m.Sum(params, self.formula(raw.get("where", True), path + ["where"], inner),
                          self.expression(raw["value"], path + ["value"], inner))
+        if op == "lookup":
+            return self._lookup(raw, path, scope)
         if op == "if":
             if set(raw) != {"if", "then", "else"}:
                 self.c.error(path, "'if' takes the keys 'if', 'then' and 'else'")
@@ -288,6 +291,28 @@ class Parser:
             self.c.error(p, f"'{op}' takes exactly two operands")
             return m.Num(0)
         return m.Arith(op, tuple(self.expression(x, p + [i], scope) for i, x in enumerate(arg)))
+
+    def _lookup(self, raw, path, scope):
+        if not ({"lookup", "keys"} <= set(raw) <= {"lookup", "keys", "result"}):
+            self.c.error(path, "'lookup' takes the keys 'lookup' (a table), 'keys' and optionally 'result'",
+                         'e.g. {"lookup": "stack-size", "keys": [["item", "?s"]], "result": "size"}')
+            return m.Num(0)
+        name = raw["lookup"]
+        table = self.tables.get(name) if isinstance(name, str) else None
+        if table is None:
+            self.c.unknown(path + ["lookup"], "table", str(name), self.tables, "declare it under 'tables' in the domain")
+            return m.Num(0)
+        keys = raw["keys"]
+        if not isinstance(keys, list) or len(keys) != table.keys:
+            self.c.error(path + ["keys"], f"table '{name}' takes {table.keys} key(s)", "give one expression per key")
+            return m.Num(0)
+        result = raw.get("result", table.results[0] if len(table.results) == 1 else None)
+        if result not in table.results:
+            hint = "name one of its results: " + ", ".join(table.results)
+            self.c.error(path + ["result"] if "result" in raw else path, f"which result of table '{name}'?", hint)
+            return m.Num(0)
+        return m.Lookup(name, tuple(self.expression(k, path + ["keys", i], scope) for i, k in enumerate(keys)),
+                        table.results.index(result))
 
     # ------------------------------------------------------------ effects
     def effects(self, raw, path, scope) -> tuple:
@@ -332,6 +357,10 @@ class Parser:
                 return None
             target = self.expression(arg[0], p + [0], scope)
             if not isinstance(target, m.FluentTerm):
+                return None
+            if self.fluents[target.name].value is not None:
+                self.c.error(p + [0, 0], f"'{target.name}' is a computed fluent and cannot be changed by an effect",
+                             "change the fluents its value is computed from")
                 return None
             return m.Update(op, target, self.expression(arg[1], p + [1], scope))
         if op == "when":

@@ -96,19 +96,38 @@ class _Timer:
     __slots__ = ("condition", "running", "paused", "done", "duration", "restart")
 
 
+_PENDING = object()
+
+
 class _Universe:
-    """Everything compiled for one set of objects (a problem's, plus objects created so far)."""
+    """Everything compiled for one set of objects (a problem's, plus objects created so far).
+
+    The ground actions are built on first use, not with the universe: a world whose actions
+    number in the hundreds of thousands (Plancraft's moves of 1..64 items between 45 slots) can
+    then still replay and check texts, which ground only the actions they name."""
 
     def __init__(self, task: "Task", created: tuple):
+        self.task = task
         self.objects = dict(task.problem.objects)
         self.objects.update(dict(created))
         self.compiler = Compiler(task, self.objects)
-        self.actions: list[GroundAction] | None = None
-        self.tree = None
+        self._actions = _PENDING
+        self._tree = None
         self.cache: dict[tuple, GroundAction | None] = {}
         self.timers: dict[int, _Timer] = {}
         self.goal = None
         self.derived_rules = None
+
+    @property
+    def actions(self) -> list[GroundAction] | None:
+        """Every ground action, or None when there are too many (the universe stays lifted)."""
+        if self._actions is _PENDING:
+            self.task._ground(self)
+        return self._actions
+
+    @property
+    def tree(self):
+        return self._tree if self.actions is not None else None
 
 
 class Task:
@@ -191,7 +210,6 @@ class Task:
         u = self._universes.get(created)
         if u is None:
             u = self._universes[created] = _Universe(self, created)
-            self._ground(u)
         return u
 
     # ------------------------------------------------------------ grounding
@@ -206,10 +224,13 @@ class Task:
                 if action is not None:
                     actions.append(action)
                 if len(actions) > self.grounding_limit:
-                    u.actions = None
+                    u._actions = None
                     return
-        u.actions = actions
-        u.tree = build_tree(actions)
+        for i, action in enumerate(actions):  # grounding order, even if some were built earlier on demand
+            action.index = i
+        self._action_count = max(self._action_count, len(actions))
+        u._actions = actions
+        u._tree = build_tree(actions)
 
     def _make_action(self, u: _Universe, schema: m.ActionSchema, binding: dict) -> GroundAction | None:
         args = tuple(binding[v] for v, _ in schema.params)
@@ -480,6 +501,10 @@ class Task:
         return fid is not None and bool(bits >> fid & 1)
 
     def value(self, state: State, fluent: str, args: tuple):
+        if self.domain.fluents[fluent].value is not None:
+            u = self.universe(state.created)
+            found = u.compiler.expr(m.FluentTerm(fluent, args), {})
+            return found(state, self.bits(state)) if callable(found) else found
         key = (fluent, args)
         if fluent in self.static_fluent_names:
             return self.static_values.get(key, self.domain.fluents[fluent].default)
@@ -524,6 +549,34 @@ class Task:
             actions.append(action)
         return actions
 
+    LARGE_ACTION_SPACE = 100_000
+
+    @property
+    def large_action_space(self) -> bool:
+        """Whether the schemas could ground to more than LARGE_ACTION_SPACE actions (the product
+        of their parameters' object counts): then texts are resolved through the action templates
+        first, grounding only the action named, instead of grounding every action to compare."""
+        found = self.__dict__.get("_large")
+        if found is None:
+            u = self.universe()
+            total = 0
+            for schema in self.domain.actions.values():
+                size = 1
+                for _, typ in schema.params:
+                    size *= len(u.compiler.objects_of(typ))
+                total += size
+            found = self._large = total > self.LARGE_ACTION_SPACE
+        return found
+
+    def action_by_text(self, text: str, state: State | None = None) -> GroundAction | None:
+        """The ground action written exactly `text` (applicable or not), or None: the strict
+        reading that the reference benchmarks use."""
+        state = state if state is not None else self.initial_state()
+        if self.large_action_space:
+            found = self._parse_structured(text, state)
+            return found if found is not None and found.text == text else None
+        return next((a for a in self.applicable(state) if a.text == text), None)
+
     def parse_action(self, text: str, state: State | None = None) -> GroundAction:
         """Resolve an action written as its text, '(name args)' or 'name args'.
 
@@ -532,6 +585,10 @@ class Task:
         """
         state = state if state is not None else self.initial_state()
         raw = text.strip()
+        if self.large_action_space:
+            exact = self.action_by_text(raw, state)
+            if exact is not None:
+                return exact
         applicable = self.applicable(state)
         for a in applicable:
             if raw == a.text or raw == a.name:
