@@ -35,13 +35,14 @@ class Observation:
     keeps the harness's own cost per step small."""
 
     def __init__(self, task, state, feedback: str | None, step: int, max_steps: int, attempt: int = 0,
-                 feedback_template: str = "{feedback}"):
+                 feedback_template: str = "{feedback}", replaces: bool = False):
         self.task, self.state = task, state
         self.feedback = feedback
         self.step, self.max_steps, self.attempt = step, max_steps, attempt
         self.turn = task.agents[state.turn] if task.turn_based else None
         self.goal = task.problem.goal_text or "reach the goal"
         self._feedback_template = feedback_template
+        self._replaces = replaces  # the feedback is the whole message (a tool's answer), as in Plancraft's dialogue
 
     @functools.cached_property
     def valid_actions(self) -> list:
@@ -60,10 +61,19 @@ class Observation:
 
     @functools.cached_property
     def text(self) -> str:
-        """The world's observation (its template over state, valid actions and goal), after the feedback."""
-        from engine.render import observation
+        """The world's observation (its template over state, valid actions and goal, or the world's own
+        `domains/<world>/text.py: observation(task, state)`), after the feedback."""
+        if self.feedback and self._replaces:
+            return self._feedback_template.replace("{feedback}", self.feedback)
+        from engine.loader import world_module
 
-        text = observation(self.task, self.state)
+        own = world_module(self.task.domain.name, "text")
+        if own is not None and hasattr(own, "observation"):
+            text = own.observation(self.task, self.state)
+        else:
+            from engine.render import observation
+
+            text = observation(self.task, self.state)
         if self.feedback:
             text = self._feedback_template.replace("{feedback}", self.feedback) + "\n\n" + text
         return text

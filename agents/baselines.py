@@ -55,9 +55,16 @@ class OracleAgent(Agent):
     def answer(self, question) -> Reply:
         return Reply(question.oracle_answer())
 
+    def _declare(self) -> str:
+        """How this world's agents say "impossible": its first phrase for it (Plancraft wants `impossible: <reason>`)."""
+        from .profile import profile_for
+
+        phrases = (profile_for(self.task).loop.get("declarations") or {}).get("impossible") or ["impossible"]
+        return phrases[0]
+
     def _next(self, state) -> str:
         if self._unsolvable:
-            return "impossible"
+            return self._declare()
         if state in self._route:
             return self._route[state]
         if self._oracle is None:
@@ -67,7 +74,7 @@ class OracleAgent(Agent):
         plan = self._oracle.plan(state)
         if plan is None:
             cost = self._oracle.cost(state)
-            return "impossible" if cost == float("inf") else "finish"  # proven unsolvable, or no plan in time
+            return self._declare() if cost == float("inf") else "finish"  # proven unsolvable, or no plan in time
         current = state
         for label in plan:
             self._route.setdefault(current, _label_text(label))
@@ -82,7 +89,7 @@ class OracleAgent(Agent):
         while not task.is_goal(state) and len(lines) < 10_000:
             text = self._next(state)
             lines.append(text)
-            if text in ("impossible", "finish"):
+            if text in (self._declare(), "finish"):
                 break
             from agents.interpret import interpret
 
@@ -112,6 +119,11 @@ class RandomAgent(Agent):
         if task.agent_mode == "simultaneous" and len(task.agents) > 1:
             rounds = [" | ".join(a.text for a in combo) for combo, _ in task.joint_successors(observation.state)]
             return Reply(self.rng.choice(rounds) if rounds else "finish")
+        from engine.loader import world_module
+
+        own = world_module(task.domain.name, "replies")
+        if own is not None and hasattr(own, "random_answer"):  # a world too large to list its actions (Plancraft)
+            return Reply(own.random_answer(task, observation.state, self.rng))
         actions = observation.actions
         return Reply(self.rng.choice(actions) if actions else "finish")
 

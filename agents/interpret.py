@@ -15,6 +15,7 @@ from engine.task import UnknownAction
 ACTION = "action"
 DECLARE = "declare"
 INVALID = "invalid"
+TOOL = "tool"  # a reply handled outside the world (a thought, a recipe search): `reason` holds what the agent is told
 
 
 @dataclass
@@ -25,6 +26,7 @@ class Decision:
     declaration: str | None = None  # finish | impossible | unreachable
     reason: str | None = None
     text: str = ""  # the action as the world writes it (for the trajectory)
+    invalid: bool = False  # a TOOL reply that was really a malformed answer (counted as invalid)
 
 
 def _fold(text: str) -> str:
@@ -40,6 +42,14 @@ def declaration(text: str, declarations: dict) -> str | None:
 
 
 def interpret(task, state, text: str, loop: dict) -> Decision:
+    """The decision an answer stands for. A world may read answers itself
+    (`domains/<world>/replies.py: interpret(task, state, text, loop) -> Decision`), as Plancraft
+    does with its reference's own grammar, tools and error messages."""
+    from engine.loader import world_module
+
+    own = world_module(task.domain.name, "replies")
+    if own is not None:
+        return own.interpret(task, state, text, loop)
     raw = (text or "").strip()
     if not raw:
         return Decision(INVALID, reason="the answer names no action")
@@ -52,14 +62,13 @@ def interpret(task, state, text: str, loop: dict) -> Decision:
 
 
 def _single(task, state, raw: str, loop: dict) -> Decision:
-    applicable = task.applicable(state)
-    for action in applicable:
-        if raw == action.text:
-            return Decision(ACTION, [action], text=action.text)
+    exact = task.action_by_text(raw, state)
+    if exact is not None and task.is_applicable(state, exact):
+        return Decision(ACTION, [exact], text=exact.text)
     if not loop.get("tolerant_parsing", True):
         from engine.errors import did_you_mean
 
-        hint = did_you_mean(raw, [a.text for a in applicable])
+        hint = did_you_mean(raw, [a.text for a in task.applicable(state)])
         return Decision(INVALID, reason="it is not one of the valid actions, written exactly" + (f" ({hint})" if hint else ""))
     try:
         action = task.parse_action(raw, state)

@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from .base import Agent, Observation, Reply
-from .interpret import ACTION, DECLARE, Decision, interpret
+from .interpret import ACTION, DECLARE, TOOL, Decision, interpret
 from .profile import Profile, profile_for
 
 # outcomes (why an episode ended)
@@ -34,8 +34,9 @@ AGENT_ERROR = "agent-error"
 TIME_LIMIT = "time-limit"
 ANSWER_RIGHT = "answer-right"  # a question episode (agents.questions) whose answer the world scored a success
 ANSWER_WRONG = "answer-wrong"
+STUCK = "stuck"  # the world's progress measure did not change for loop.stuck_after steps (Plancraft's paper-era rule)
 OUTCOMES = (GOAL, DECLARED, WRONG_DECLARATION, FINISHED, STEP_CAP, PLAN_EXHAUSTED, PLAN_INVALID, INVALID_OUTPUT,
-            AGENT_ERROR, TIME_LIMIT, ANSWER_RIGHT, ANSWER_WRONG)
+            AGENT_ERROR, TIME_LIMIT, ANSWER_RIGHT, ANSWER_WRONG, STUCK)
 
 
 @dataclass
@@ -43,6 +44,7 @@ class Limits:
     max_steps: int | None = None  # overrides everything else
     max_steps_factor: float | None = None  # overrides the world's step_cap_factor
     seconds: float | None = None  # wall-clock budget for the episode
+    budget: str | None = None  # a named variant of the world's loop rules (loop.budgets in its prompts.yaml)
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Episode:
     reference_proven: bool
     solvable: bool | None
     invalid_actions: int = 0
+    tool_calls: dict = field(default_factory=dict)  # non-environment replies by tool (think, search, ...)
     reprompts: int = 0
     exhausted_steps: int = 0
     repeated_transitions: int = 0
@@ -101,11 +104,12 @@ def reference(task) -> tuple[float | None, bool, bool | None]:
     return None, False, None
 
 
-def step_cap(task, profile: Profile, limits: Limits) -> int:
+def step_cap(task, profile: Profile, limits: Limits, loop: dict | None = None) -> int:
+    loop = profile.loop if loop is None else loop
     if limits.max_steps is not None:
         return int(limits.max_steps)
-    if profile.loop.get("max_steps") is not None and limits.max_steps_factor is None and task.problem.max_steps is None:
-        return int(profile.loop["max_steps"])  # a world with a fixed budget (GRASP: 20 actions)
+    if loop.get("max_steps") is not None and limits.max_steps_factor is None and task.problem.max_steps is None:
+        return int(loop["max_steps"])  # a world with a fixed budget (GRASP: 20 actions)
     factor = limits.max_steps_factor
     cost, _, _ = reference(task)
     if factor is None and task.problem.max_steps is not None:
@@ -122,7 +126,15 @@ class _Run:
 
     def __init__(self, task, agent: Agent, profile: Profile, limits: Limits, record_observations: bool | None):
         self.task, self.agent, self.profile, self.limits = task, agent, profile, limits
-        self.loop = profile.loop
+        self.loop = dict(profile.loop)
+        if limits.budget:  # a named variant of the world's loop rules (Plancraft: the paper's or the current budget)
+            variants = self.loop.get("budgets") or {}
+            if limits.budget not in variants:
+                from engine.errors import GroundplanError, did_you_mean
+
+                hint = did_you_mean(limits.budget, list(variants)) or (f"it has: {', '.join(variants)}" if variants else "it has none")
+                raise GroundplanError(f"world '{profile.world}' has no budget '{limits.budget}' ({hint})")
+            self.loop.update(variants[limits.budget])
         self.record_observations = record_observations
         self.state = task.initial_state()
         self.steps = 0
@@ -134,14 +146,24 @@ class _Run:
         self.dollars = 0.0
         self.requests = 0
         self.trajectory: list[dict] = []
-        self.max_steps = step_cap(task, profile, limits)
+        self.max_steps = step_cap(task, profile, limits, self.loop)
         self.started = time.perf_counter()
         self.trial: int | None = None  # the open-loop trial, when there may be several
+        self.tools: dict[str, int] = {}
+        self.consecutive_tools = 0
+        self.unchanged = 0  # steps in a row that left the world's progress measure as it was
+        self._progress = None
+        if self.loop.get("stuck_after"):
+            from engine.loader import world_module
+
+            module = world_module(task.domain.name, "replies")
+            self._progress = getattr(module, "progress_key", None)
 
     # ---------------------------------------------------------- observations
     def observe(self, feedback: str | None, attempt: int = 0) -> Observation:
-        return Observation(self.task, self.state, feedback, self.steps, self.max_steps, attempt,
-                           self.profile.template("feedback", default="{feedback}"))
+        template = "{feedback}" if self.loop.get("feedback_replaces_observation") else self.profile.template("feedback", default="{feedback}")
+        return Observation(self.task, self.state, feedback, self.steps, self.max_steps, attempt, template,
+                           replaces=bool(self.loop.get("feedback_replaces_observation")))
 
     # ---------------------------------------------------------- accounting
     def account(self, reply: Reply) -> None:
@@ -155,6 +177,8 @@ class _Run:
         """One trajectory entry: the state seen, the answer, what it was read as, and what followed."""
         entry = {"step": step, "answer": answer, "action": decision.text if decision and decision.actions else None,
                  "valid": valid, "feedback": feedback, "state": state_hash(before), "next_state": state_hash(self.state)}
+        if decision is not None and decision.kind == TOOL:
+            entry["tool"] = decision.text
         if obs is not None and (self.record_observations or (self.record_observations is None and "text" in vars(obs))):
             entry["observation"] = obs.text  # by default, what the agent actually read
         if reply is not None:
@@ -181,7 +205,7 @@ class _Run:
             result = task.step(before, decision.actions[0])
             after = result.state
             self.cost += result.cost
-            feedback = None if result.valid else result.message
+            feedback = None if result.valid or self.loop.get("silent_noops") else result.message
             if not result.valid:
                 self.invalid += 1
         self.steps += 1
@@ -190,7 +214,34 @@ class _Run:
             self.repeated += 1
         self.seen.add(key)
         self.state = after
+        self.consecutive_tools = 0
+        if self._progress is not None:
+            self.unchanged = self.unchanged + 1 if self._progress(task, before) == self._progress(task, after) else 0
         return feedback
+
+    def tool(self, decision: Decision) -> bool:
+        """Count a non-environment reply; True when it used up a step (the world's budget rules)."""
+        name = decision.text or "tool"
+        self.tools[name] = self.tools.get(name, 0) + 1
+        if decision.invalid:
+            self.invalid += 1
+        if self.loop.get("tools_use_steps"):
+            self.steps += 1  # every turn counts (plancraft's current budget)
+            return True
+        self.consecutive_tools += 1
+        limit = self.loop.get("max_consecutive_tools")
+        if limit and self.consecutive_tools >= int(limit):  # the paper's rule: then a step passes with no action
+            self.steps += 1
+            self.cost += self.task.noop_cost(self.state)
+            self.state = self.task.wait_step(self.state)
+            self.consecutive_tools = 0
+            return True
+        return False
+
+    @property
+    def stuck(self) -> bool:
+        limit = self.loop.get("stuck_after")
+        return bool(limit) and self._progress is not None and self.unchanged >= int(limit)
 
     def out_of_time(self) -> bool:
         return self.limits.seconds is not None and time.perf_counter() - self.started > self.limits.seconds
@@ -204,7 +255,7 @@ class _Run:
         return Episode(
             problem=task.problem.name, file=task.problem.file, agent=self.agent.name, success=success, outcome=outcome,
             steps=self.steps, cost=self.cost, max_steps=self.max_steps, reference_cost=cost, reference_proven=proven,
-            solvable=solvable, invalid_actions=self.invalid, reprompts=self.reprompts, exhausted_steps=self.exhausted,
+            solvable=solvable, invalid_actions=self.invalid, tool_calls=dict(self.tools), reprompts=self.reprompts, exhausted_steps=self.exhausted,
             repeated_transitions=self.repeated, prompt_tokens=self.tokens[0], completion_tokens=self.tokens[1],
             cost_usd=round(self.dollars, 8), requests=self.requests, seconds=round(time.perf_counter() - self.started, 6),
             declaration=declaration, error=error, final_state_hash=state_hash(self.state), trajectory=self.trajectory,
@@ -222,6 +273,7 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
     run = _Run(task, agent, profile, limits, record_observations)
     try:
         agent.reset(task, seed)
+        run.loop.update(getattr(agent, "loop_overrides", None) or {})  # e.g. the tools a prompt strategy enables
         from .questions import question_for
 
         question = question_for(task)
@@ -262,6 +314,8 @@ def _closed_loop(run: _Run) -> Episode:
             return run.finish(GOAL)
         if run.steps >= run.max_steps:
             return run.finish(STEP_CAP)
+        if run.stuck:
+            return run.finish(STUCK)
         if run.out_of_time():
             return run.finish(TIME_LIMIT)
         attempt = 0
@@ -276,6 +330,13 @@ def _closed_loop(run: _Run) -> Episode:
                 if decision.declaration == "finish":
                     return run.finish(GOAL if task.is_goal(run.state) else FINISHED, declaration="finish")
                 return run.finish(DECLARED, declaration=decision.declaration)
+            if decision.kind == TOOL:
+                feedback = decision.reason
+                run.record(obs.state, obs.step, obs, reply.text, decision, feedback, reply, not decision.invalid)
+                agent.observe(obs, reply.text, feedback)
+                if run.tool(decision) or (run.steps >= run.max_steps) or run.out_of_time():
+                    break
+                continue
             if decision.kind == ACTION and (decision.applicable or not reprompt):
                 feedback = run.apply(decision)
                 run.record(obs.state, obs.step, obs, reply.text, decision, feedback, reply, decision.applicable and feedback is None)

@@ -88,6 +88,8 @@ def _write_summaries(folder: Path, summary: dict) -> None:
 @click.option("--max-steps", type=click.IntRange(1), help="Step cap for every episode (overrides the factor).")
 @click.option("--max-steps-factor", type=float, help="Step cap = ceil(F x reference cost); default: the world's (1.5 for the kitchen).")
 @click.option("--episode-time", type=float, help="Wall-clock seconds per episode.")
+@click.option("--budget", help="A world's named step budget (its prompts.yaml loop.budgets), e.g. Plancraft's 'paper' "
+                               "(80 actions, stuck after 10, 3 tool turns in a row) or 'current' (30 turns of any kind).")
 @click.option("--steps-to-go-time", type=float, default=10.0, show_default=True,
               help="Seconds for the oracle to prove a failure's remaining cost (0: skip).")
 @click.option("--observations/--no-observations", default=None,
@@ -96,7 +98,7 @@ def _write_summaries(folder: Path, summary: dict) -> None:
 @click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
 @handles_errors
 def run(problems, agents, model, strategy, api_base, temperature, plans, out, workers, concurrency, resume, seed, max_steps,
-        max_steps_factor, episode_time, steps_to_go_time, observations, fmt, plot):
+        max_steps_factor, episode_time, budget, steps_to_go_time, observations, fmt, plot):
     """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
     from engine.errors import GroundplanError
     from engine.problemsets import expand
@@ -116,7 +118,7 @@ def run(problems, agents, model, strategy, api_base, temperature, plans, out, wo
                           llm_options=llm_options)
     folder = Path(out) if out else Path("runs") / time.strftime("plan-eval-%Y%m%d-%H%M%S")
     settings = R.Settings(seed=seed, max_steps=max_steps, max_steps_factor=max_steps_factor, episode_seconds=episode_time,
-                          steps_to_go_time=steps_to_go_time, record_observations=observations)
+                          steps_to_go_time=steps_to_go_time, record_observations=observations, budget=budget)
     try:
         rows, errors = R.execute(refs, specs, settings, folder, workers=workers, resume=resume, concurrency=concurrency)
     except KeyboardInterrupt:

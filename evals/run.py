@@ -66,6 +66,7 @@ class Settings:
     episode_seconds: float | None = None
     steps_to_go_time: float | None = 10.0
     record_observations: bool | None = None
+    budget: str | None = None  # a named variant of the world's loop rules (Plancraft: paper or current)
 
 
 def episode_id(label: str, ref: str) -> str:
@@ -135,7 +136,7 @@ def run_job(job: tuple) -> dict:
     except GroundplanError as exc:
         return {"id": eid, "load_error": str(exc), "problem_ref": ref}
     seed = episode_seed(settings.seed, spec.label, ref)
-    limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds)
+    limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, getattr(settings, "budget", None))
     episode = run_episode(task, spec.make(), limits, seed=seed, record_observations=settings.record_observations)
     row = episode_row(task, episode, steps_to_go_time(task, settings))
     row.update(id=eid, problem_ref=ref, problem_set=problem_set(ref), difficulty=difficulty(task), agent_label=spec.label,

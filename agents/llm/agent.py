@@ -49,8 +49,22 @@ class LLMAgent(Agent):
         self.mode = spec.get("mode") or self.mode
         self.trials = spec.get("trials")
         self.history_mode_now = self.history_mode or spec.get("history", "last")
+        self.loop_overrides = dict(spec.get("loop") or {})
+        self.window = int(spec.get("window", 40))
+        self.dialogue: list[dict] = []  # chat history: the observations and the replies, as sent and received
         self.shots = None
-        if spec.get("shots"):
+        if self.history_mode_now == "chat":
+            # the world builds the opening (system prompt, few-shot turns) for this strategy's tools
+            from engine.loader import world_module
+
+            own = world_module(self.profile.world, "prompting")
+            if own is None:
+                from engine.errors import GroundplanError
+
+                raise GroundplanError(f"strategy '{self.strategy}' of world '{self.profile.world}' keeps a chat history, "
+                                      f"which needs domains/{self.profile.world}/prompting.py: opening(spec, task)")
+            self.opening = own.opening(spec, task, self.system_prompt)
+        elif spec.get("shots"):
             if self.examples:
                 from engine.errors import GroundplanError
 
@@ -123,6 +137,8 @@ class LLMAgent(Agent):
 
     # ------------------------------------------------------------ closed loop
     def act(self, observation: Observation) -> Reply:
+        if self.history_mode_now == "chat":
+            return self._chat(observation)
         history = prompts.history_text(self.profile, self.steps, self.history_mode_now)
         messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text, history)]
         completion = self._ask(messages)
@@ -133,7 +149,24 @@ class LLMAgent(Agent):
             detail["parse_error"] = problem
         return self._reply(action, [completion], detail)
 
+    def _chat(self, observation: Observation) -> Reply:
+        """One turn of a plain dialogue: the reply goes to the world whole (the world reads what it
+        needs, e.g. Plancraft's first line), as the reference benchmarks' chat loops do."""
+        shown = {"role": "user", "content": observation.text}
+        window = self.dialogue[-(self.window - 1):] if self.window > 1 else []
+        if window and window[0]["role"] == "assistant":
+            window = window[1:]
+        messages = self.opening + window + [shown]
+        completion = self._ask(messages)
+        self._pending = {"user": shown, "reply": completion.text}
+        return self._reply(completion.text, [completion], {"messages": messages})
+
     def observe(self, observation: Observation, answer: str, feedback: str | None) -> None:
+        if self.history_mode_now == "chat":
+            if self._pending is not None:
+                self.dialogue += [self._pending["user"], {"role": "assistant", "content": self._pending["reply"]}]
+                self._pending = None
+            return
         if self._pending is not None:
             self.steps.append({**self._pending, "feedback": feedback})
             self._pending = None
