@@ -193,7 +193,11 @@ class _Run:
     def apply(self, decision: Decision) -> str | None:
         """Apply a parsed action (applicable or not) under the world's rules; returns feedback."""
         task, before = self.task, self.state
-        if task.agent_mode == "simultaneous" and len(task.agents) > 1:
+        if not decision.actions:  # an answer the world accepts as a step that does nothing (Plancraft's smelt from [0])
+            after = task.wait_step(before)
+            self.cost += task.noop_cost(before)
+            feedback = None
+        elif task.agent_mode == "simultaneous" and len(task.agents) > 1:
             if decision.applicable:
                 after = task.apply_joint(before, decision.actions)
                 self.cost += sum(task.action_cost(before, a) for a in decision.actions)

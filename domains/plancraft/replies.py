@@ -15,22 +15,23 @@ from collections import Counter
 from agents.interpret import ACTION, DECLARE, TOOL, Decision
 
 from . import text as T
-from .world import SLOTS, items
+from .world import SLOTS
 
 
 def interpret(task, state, reply: str, loop: dict) -> Decision:
     tools = tuple(loop.get("tools") or ("move", "smelt", "think", "search", "impossible"))
     reading = T.read_reply(reply or "", tools, task)
     if reading.kind == "action":
-        action = task.parse_action(reading.action, state)
-        applicable = task.is_applicable(state, action)
-        return Decision(ACTION, [action], applicable=applicable, text=action.text,
-                        reason=None if applicable else "the environment leaves the inventory unchanged")
+        action = reading.ground(task, state)
+        if action is None:  # accepted by the reference's grammar, ignored by its environment
+            return Decision(ACTION, [], text=reading.text)
+        return Decision(ACTION, [action], applicable=task.is_applicable(state, action), text=action.text,
+                        reason="the environment leaves the inventory unchanged")
     if reading.kind == "stop":
-        return Decision(DECLARE, declaration="impossible", text=(reply or "").strip().split("\n")[0])
+        return Decision(DECLARE, declaration="impossible", text=f"impossible: {reading.text}")
     if reading.kind == "tool":
-        return Decision(TOOL, reason=reading.message, text=reading.tool)
-    return Decision(TOOL, reason=reading.message, text="invalid", invalid=True)
+        return Decision(TOOL, reason=reading.text, text=reading.verb)
+    return Decision(TOOL, reason=reading.text, text="invalid", invalid=True)
 
 
 def progress_key(task, state) -> tuple:
@@ -48,7 +49,6 @@ def random_answer(task, state, rng) -> str:
     it holds something), a random other slot, a random quantity up to what the source holds;
     smelting with probability 0.1 when the source's item can be smelted. Many such actions do
     nothing (the target is occupied), as for an agent that knows the grammar but not the game."""
-    names = items(task.domain.file)
     sources = [(slot, task.value(state, "count", (slot,))) for slot in SLOTS]
     sources = [(f"[{slot}]", count, task.value(state, "item", (slot,))) for slot, count in sources if count]
     crafted = task.value(state, "crafted-count", ())
@@ -59,6 +59,6 @@ def random_answer(task, state, rng) -> str:
     source, count, item = rng.choice(sources)
     target = rng.choice([f"[{slot}]" for slot in SLOTS if f"[{slot}]" != source])
     quantity = rng.randint(1, count)
-    smeltable = source != "[0]" and T.smelts(task, names[item - 1])
+    smeltable = source != "[0]" and task.domain.tables["smelting"].find((item,))[0] != 0
     verb = "smelt" if smeltable and rng.random() < 0.1 else "move"
     return f"{verb}: from {source} to {target} with quantity {quantity}"
