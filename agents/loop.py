@@ -400,6 +400,7 @@ def _replay_plan(run: _Run, feedback: str | None):
     problem = reply.detail.get("parse_error")
     run.reprompts += int(reply.detail.get("reprompts", 0))
     run.record(obs.state, obs.step, obs, reply.text, None, problem, reply, problem is None)
+    run.trajectory[-1]["plan"] = True  # the whole answer; its lines follow as entries of their own
     if problem:
         run.invalid += 1
         return run.finish(INVALID_OUTPUT)

@@ -41,8 +41,9 @@ def episode_metrics(task, episode) -> dict:
 
 
 def _turns(episode) -> int:
-    """Assistant turns: every recorded answer (env actions, tools, malformed replies, the declaration)."""
-    return sum(1 for entry in episode.trajectory if entry.get("answer") is not None)
+    """Assistant turns: every recorded answer (env actions, tools, malformed replies, the declaration);
+    an open-loop agent's whole-plan entry is not a turn, its lines are."""
+    return sum(1 for entry in episode.trajectory if entry.get("answer") is not None and not entry.get("plan"))
 
 
 def _mean(values):
