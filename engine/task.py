@@ -568,12 +568,16 @@ class Task:
             found = self._large = total > self.LARGE_ACTION_SPACE
         return found
 
+    def _resolve_by_template(self, state: State) -> bool:
+        """Resolve texts through the templates while the actions are not grounded and may be too many to ground."""
+        return self.universe(state.created)._actions is _PENDING and self.large_action_space
+
     def action_by_text(self, text: str, state: State | None = None) -> GroundAction | None:
         """The ground action written exactly `text` (applicable or not), or None: the strict
         reading that the reference benchmarks use."""
         state = state if state is not None else self.initial_state()
-        if self.large_action_space:
-            found = self._parse_structured(text, state)
+        if self._resolve_by_template(state):
+            found = self._parse_structured(text, state, complete=False)
             return found if found is not None and found.text == text else None
         return next((a for a in self.applicable(state) if a.text == text), None)
 
@@ -585,7 +589,7 @@ class Task:
         """
         state = state if state is not None else self.initial_state()
         raw = text.strip()
-        if self.large_action_space:
+        if self._resolve_by_template(state):
             exact = self.action_by_text(raw, state)
             if exact is not None:
                 return exact
@@ -606,7 +610,7 @@ class Task:
             hint = "applicable now: " + ", ".join(a.text for a in applicable[:6]) + (" ..." if len(applicable) > 6 else "")
         raise UnknownAction(raw, hint)
 
-    def _parse_structured(self, raw: str, state: State) -> GroundAction | None:
+    def _parse_structured(self, raw: str, state: State, complete: bool = True) -> GroundAction | None:
         objects = self.objects(state)
         words = raw.strip("()").split()
         if words and words[0] in self.domain.actions:
@@ -626,6 +630,8 @@ class Task:
                        for a, (_, t) in zip(args, schema.params)):
                     continue  # a word that names no object of the field's type: another text may fit
                 if None in args:
+                    if not complete:
+                        continue
                     completed = self._complete(schema, args, state)
                     if isinstance(completed, GroundAction):
                         completed.text = raw
