@@ -20,6 +20,11 @@ from __future__ import annotations
 
 BIN_GROUPS = {"easy": (0, 1), "medium": (2,), "hard": (3, 4)}
 
+# The harness's steps-to-go of a failure (the generic oracle from the final state) is not a
+# Plancraft metric, and the generic planners would first ground all 256,000 actions (about a
+# minute and 3 GB per task): plan-eval leaves it out for this world.
+STEPS_TO_GO = False
+
 
 def episode_metrics(task, episode) -> dict:
     meta = task.problem.metadata or {}
