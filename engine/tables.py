@@ -98,22 +98,27 @@ def _matches(row: Row, key: tuple, blank) -> bool:
 
 
 def _pairs_off(values: list, cells: list) -> bool:
-    """Whether each value can take its own cell that accepts it (bipartite matching, tiny sizes)."""
+    """Whether each value can take its own cell that accepts it."""
     if len(values) != len(cells):
         return False
-    owner: dict[int, int] = {}  # cell -> value index
+    return pair_off([[c for c, cell in enumerate(cells) if v in cell] for v in values])
 
-    def place(v: int, seen: set) -> bool:
-        for c, cell in enumerate(cells):
-            if c in seen or values[v] not in cell:
-                continue
-            seen.add(c)
-            if c not in owner or place(owner[c], seen):
-                owner[c] = v
-                return True
+
+def pair_off(fits: list) -> bool:
+    """Whether every left item i can get its own right item among fits[i] (bipartite matching by
+    augmenting paths; the sizes here are a crafting grid's, so simplicity beats speed)."""
+    owner: dict = {}  # right item -> left index
+
+    def place(i: int, seen: set) -> bool:
+        for k in fits[i]:
+            if k not in seen:
+                seen.add(k)
+                if k not in owner or place(owner[k], seen):
+                    owner[k] = i
+                    return True
         return False
 
-    return all(place(v, set()) for v in range(len(values)))
+    return all(place(i, set()) for i in range(len(fits)))
 
 
 def placements(pattern_height: int, pattern_width: int, grid: tuple[int, int]) -> tuple:

@@ -26,6 +26,8 @@ import copy
 import re
 from dataclasses import dataclass, field
 
+from engine.tables import pair_off
+
 from . import world
 from .text import read_reply
 
@@ -396,21 +398,7 @@ def same_search(ours: str, theirs: str) -> bool:
             table[slot - 1] = item
         grid = convert_ingredients_to_table(table)
         fits.append({k for k, r in enumerate(recipes) if r.craft(grid)})
-    return _pairs_off(fits)
-
-
-def _pairs_off(fits: list[set]) -> bool:
-    owner: dict[int, int] = {}
-
-    def place(i: int, seen: set) -> bool:
-        for k in fits[i]:
-            if k not in seen:
-                seen.add(k)
-                if k not in owner or place(owner[k], seen):
-                    owner[k] = i
-                    return True
-        return False
-    return all(place(i, set()) for i in range(len(fits)))
+    return pair_off(fits)
 
 
 # garbled replies: pieces put together at random

@@ -208,17 +208,9 @@ def overlaps(data: Data) -> list[tuple[str, str]]:
 
 def _pair_sets(a: list[set], b: list[set]) -> bool:
     """Whether the cells of `a` pair off with those of `b`, each pair sharing an item (one grid fits both)."""
-    owner: dict[int, int] = {}
+    from engine.tables import pair_off
 
-    def place(i: int, seen: set) -> bool:
-        for j, cell in enumerate(b):
-            if j not in seen and a[i] & cell:
-                seen.add(j)
-                if j not in owner or place(owner[j], seen):
-                    owner[j] = i
-                    return True
-        return False
-    return all(place(i, set()) for i in range(len(a)))
+    return pair_off([[j for j, cell in enumerate(b) if x & cell] for x in a])
 
 
 def _grid_meets_bag(grid: list[set], bag: list[set]) -> bool:
