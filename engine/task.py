@@ -210,7 +210,23 @@ class Task:
         u = self._universes.get(created)
         if u is None:
             u = self._universes[created] = _Universe(self, created)
+            if self.large_action_space:
+                self._intern_fluents(u)
+            else:
+                self._ground(u)
         return u
+
+    def _intern_fluents(self, u: _Universe) -> None:
+        """Give every changing fluent of the universe its place in the state now, in a fixed order.
+
+        Grounding used to intern them; when actions are grounded one by one on demand, a fluent
+        first met late would lengthen the value tuples, and the same state could then have two
+        tuples (and two hashes)."""
+        for name, f in self.domain.fluents.items():
+            if f.value is not None or name in self.static_fluent_names:
+                continue
+            for combo in itertools.product(*(u.compiler.objects_of(t) for _, t in f.params)):
+                self.fluent_index((name, combo))
 
     # ------------------------------------------------------------ grounding
     def _ground(self, u: _Universe) -> None:
@@ -263,6 +279,8 @@ class Task:
     # ------------------------------------------------------------ states
     def initial_state(self) -> State:
         if self._initial is None:
+            if self.large_action_space:
+                self.universe()  # every fluent interned before the first state is built
             facts = 0
             for pred, args in self.problem.init:
                 if pred not in self.static_preds:
@@ -558,12 +576,11 @@ class Task:
         first, grounding only the action named, instead of grounding every action to compare."""
         found = self.__dict__.get("_large")
         if found is None:
-            u = self.universe()
             total = 0
             for schema in self.domain.actions.values():
                 size = 1
                 for _, typ in schema.params:
-                    size *= len(u.compiler.objects_of(typ))
+                    size *= len(self.problem.objects_of(typ))
                 total += size
             found = self._large = total > self.LARGE_ACTION_SPACE
         return found
