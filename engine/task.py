@@ -576,13 +576,7 @@ class Task:
         first, grounding only the action named, instead of grounding every action to compare."""
         found = self.__dict__.get("_large")
         if found is None:
-            total = 0
-            for schema in self.domain.actions.values():
-                size = 1
-                for _, typ in schema.params:
-                    size *= len(self.problem.objects_of(typ))
-                total += size
-            found = self._large = total > self.LARGE_ACTION_SPACE
+            found = self._large = ground_action_bound(self.domain, self.problem.objects_of) > self.LARGE_ACTION_SPACE
         return found
 
     def _resolve_by_template(self, state: State) -> bool:
@@ -873,6 +867,17 @@ class _Builder:
                 del self.timers[tid]
                 current = self.snapshot()
                 self.apply(timer.done, current, task.bits(current), started_now=False)
+
+
+def ground_action_bound(domain: m.Domain, objects_of) -> int:
+    """How many ground actions the schemas could have: the product of their parameters' object counts."""
+    total = 0
+    for schema in domain.actions.values():
+        size = 1
+        for _, typ in schema.params:
+            size *= len(objects_of(typ))
+        total += size
+    return total
 
 
 def _by_index(a: GroundAction) -> int:

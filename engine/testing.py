@@ -68,14 +68,9 @@ def all_groundings(task: Task, state: State):
 
 
 def grounding_size(task: Task, state: State) -> int:
-    u = task.universe(state.created)
-    total = 0
-    for schema in task.domain.actions.values():
-        n = 1
-        for _, t in schema.params:
-            n *= len(u.compiler.objects_of(t))
-        total += n
-    return total
+    from .task import ground_action_bound
+
+    return ground_action_bound(task.domain, task.universe(state.created).compiler.objects_of)
 
 
 def law_violations(task: Task, walk: Walk, brute_force: bool = True) -> list[str]:

@@ -99,3 +99,16 @@ def test_metrics_follow_the_analysis_code():
     assert out["plancraft_easy"] == 1.0 and out["plancraft_hard"] == 0.0 and out["plancraft_overall"] == 0.5
     assert out["plancraft_plan_length"] == 7 and out["plancraft_action_efficiency"] == 2
     assert out["plancraft_impossible"] == 0.5 and out["plancraft_impossible_f1"] == pytest.approx(2 / 3)
+
+
+def test_the_oracle_follows_its_stored_optimum_and_a_state_keeps_one_hash():
+    """Actions built one by one must not lengthen the state's value tuple: the oracle agent finds
+    its route by state, and a mismatch would send it to the generic planners."""
+    from engine.validate import validate_plan
+
+    task = Task.load("problems/plancraft/test.small.jsonl#2")
+    plan = task.problem.optimal["plan"]
+    states = validate_plan(task, plan).states
+    assert len({len(s.values) for s in states}) == 1
+    episode = run_episode(Task.load("problems/plancraft/test.small.jsonl#2"), make_agent("oracle"))
+    assert episode.outcome == GOAL and episode.steps == len(plan) == task.problem.optimal["cost"]

@@ -87,6 +87,8 @@ import itertools
 import time
 from dataclasses import dataclass
 
+from engine.tables import pair_off
+
 from .world import GRID, POCKETS
 
 OPTIMAL = "optimal"
@@ -347,20 +349,8 @@ class Problem:
 
 
 def _assignable(xs: list, cells: tuple) -> bool:
-    """Whether each item can take its own cell that accepts it (tiny bipartite matching)."""
-    owner: dict[int, int] = {}
-
-    def place(v: int, seen: set) -> bool:
-        for c, cell in enumerate(cells):
-            if c in seen or xs[v] not in cell:
-                continue
-            seen.add(c)
-            if c not in owner or place(owner[c], seen):
-                owner[c] = v
-                return True
-        return False
-
-    return all(place(v, set()) for v in range(len(xs)))
+    """Whether each item can take its own cell that accepts it."""
+    return pair_off([[c for c, cell in enumerate(cells) if x in cell] for x in xs])
 
 
 # ====================================================================== the relaxation R

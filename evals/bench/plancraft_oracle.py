@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from domains.plancraft import oracle  # noqa: E402
+from evals.bench.plancraft_speed import main as speed_main  # noqa: E402
 from engine import Task  # noqa: E402
 
 
@@ -144,6 +145,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-expansions", type=int, default=oracle.MAX_EXPANSIONS)
     ap.add_argument("--no-plancraft", action="store_true", help="skip plancraft's own planner")
     ap.add_argument("--json", help="write the per-example records here")
+    ap.add_argument("--no-speed", action="store_true", help="skip the interpreter-against-plancraft step rate")
     args = ap.parse_args(argv)
     theirs = None if args.no_plancraft else plancraft_planner()
     if theirs is None and not args.no_plancraft:
@@ -154,6 +156,9 @@ def main(argv=None) -> int:
         report(" + ".join(args.splits), allrows)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
+    if not args.no_speed and theirs is not None:
+        print("\ninterpreter steps per second against plancraft's environment (evals/bench/plancraft_speed.py):")
+        speed_main(["--repeats", "3"])
     return 0
 
 
