@@ -442,9 +442,11 @@ def shipped_domains() -> list[str]:
     return sorted(d.name for d in DOMAINS_DIR.iterdir() if (d / "domain.json").is_file()) if DOMAINS_DIR.is_dir() else []
 
 
+@functools.lru_cache(maxsize=None)
 def world_module(world: str, name: str):
-    """A world's plug-in module `domains.<world>.<name>` (metrics, baselines, questions), or
-    None when the world has none. An error inside an existing module is raised, not hidden."""
+    """A world's plug-in module `domains.<world>.<name>` (metrics, baselines, questions, replies,
+    text), or None when the world has none. An error inside an existing module is raised, not
+    hidden. Remembered: the step loop asks for every answer, and a miss costs an import search."""
     import importlib
 
     try:
