@@ -239,6 +239,8 @@ class _Run:
             self.cost += self.task.noop_cost(self.state)
             self.state = self.task.wait_step(self.state)
             self.consecutive_tools = 0
+            if self._progress is not None:
+                self.unchanged += 1  # a step with no action changes no item count
             return True
         return False
 

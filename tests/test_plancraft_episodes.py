@@ -61,7 +61,7 @@ def test_the_paper_budget_passes_a_step_after_three_tool_turns_and_stops_a_stuck
     moves = ["move: from [I2] to [I3] with quantity 1", "move: from [I3] to [I2] with quantity 1"] * 6
     episode, _ = _episode(COAL, "mstsei", ["think: a", "think: b", "think: c"] + moves)
     assert episode.outcome == STUCK
-    assert episode.steps == 1 + 10  # one step passed after three thoughts, then ten moves that craft nothing
+    assert episode.steps == 1 + 9  # the step that passed after three thoughts, then nine moves: ten steps without a craft
 
 
 def test_the_current_budget_counts_every_turn():
