@@ -38,6 +38,7 @@ class OracleAgent(Agent):
         super().reset(task, seed)
         self._route: dict = {}  # state -> the action text to take there
         self._oracle = None
+        self._impossible = None
         entry = task.problem.optimal or {}
         if entry.get("solvable") is False:
             self._unsolvable = True
@@ -57,10 +58,12 @@ class OracleAgent(Agent):
 
     def _declare(self) -> str:
         """How this world's agents say "impossible": its first phrase for it (Plancraft wants `impossible: <reason>`)."""
-        from .profile import profile_for
+        if self._impossible is None:
+            from .profile import profile_for
 
-        phrases = (profile_for(self.task).loop.get("declarations") or {}).get("impossible") or ["impossible"]
-        return phrases[0]
+            phrases = (profile_for(self.task).loop.get("declarations") or {}).get("impossible") or ["impossible"]
+            self._impossible = phrases[0]
+        return self._impossible
 
     def _next(self, state) -> str:
         if self._unsolvable:

@@ -147,16 +147,24 @@ class _Run:
         self.requests = 0
         self.trajectory: list[dict] = []
         self.max_steps = step_cap(task, profile, limits, self.loop)
+        self.limits = limits
         self.started = time.perf_counter()
         self.trial: int | None = None  # the open-loop trial, when there may be several
         self.tools: dict[str, int] = {}
         self.consecutive_tools = 0
         self.unchanged = 0  # steps in a row that left the world's progress measure as it was
         self._progress = None
+        self.adopt({})
+
+    def adopt(self, overrides: dict) -> None:
+        """Merge an agent's rules (a prompt strategy's loop section) and recompute what follows from them."""
+        self.loop.update(overrides)
+        self.max_steps = step_cap(self.task, self.profile, self.limits, self.loop)
+        self._progress = None
         if self.loop.get("stuck_after"):
             from engine.loader import world_module
 
-            module = world_module(task.domain.name, "replies")
+            module = world_module(self.task.domain.name, "replies")
             self._progress = getattr(module, "progress_key", None)
 
     # ---------------------------------------------------------- observations
@@ -229,13 +237,11 @@ class _Run:
         self.tools[name] = self.tools.get(name, 0) + 1
         if decision.invalid:
             self.invalid += 1
-        if self.loop.get("tools_use_steps"):
-            self.steps += 1  # every turn counts (plancraft's current budget)
-            return True
         self.consecutive_tools += 1
-        limit = self.loop.get("max_consecutive_tools")
-        if limit and self.consecutive_tools >= int(limit):  # the paper's rule: then a step passes with no action
-            self.steps += 1
+        limit = 1 if self.loop.get("tools_use_steps") else \
+            self.loop.get("max_consecutive_tools") or self.loop.get("reprompts_per_step", 5)
+        if self.consecutive_tools >= int(limit):  # every turn counts (plancraft's current budget), or after
+            self.steps += 1                       # `limit` in a row a step passes with no action (the paper's rule)
             self.cost += self.task.noop_cost(self.state)
             self.state = self.task.wait_step(self.state)
             self.consecutive_tools = 0
@@ -279,7 +285,7 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
     run = _Run(task, agent, profile, limits, record_observations)
     try:
         agent.reset(task, seed)
-        run.loop.update(getattr(agent, "loop_overrides", None) or {})  # e.g. the tools a prompt strategy enables
+        run.adopt(getattr(agent, "loop_overrides", None) or {})  # e.g. the tools a prompt strategy enables
         from .questions import question_for
 
         question = question_for(task)

@@ -64,8 +64,6 @@ def visible_content(task, state: State) -> dict:
     atoms = sorted((a for a in task.true_atoms(state) if a[0] not in hidden),
                    key=lambda a: (order[a[0]], [objects.get(x, len(objects)) for x in a[1]]))
     values = []
-    if not task.large_action_space:
-        task.universe(state.created).actions  # grounding interns the fluents the actions use
     keys = dict.fromkeys([k for k, _ in task.problem.values] + list(task.fluent_keys))
     for name, args in keys:
         if not domain.fluents[name].hidden:

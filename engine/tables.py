@@ -54,9 +54,6 @@ class Table:
                 for value in cell:
                     self._by_value[value] = self._by_value.get(value, 0) | bit
 
-    def result_index(self, name: str) -> int:
-        return self.results.index(name)
-
     def find(self, key: tuple) -> tuple:
         """The results of the first row matching `key` (memoised)."""
         found = self._memo.get(key)

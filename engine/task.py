@@ -244,7 +244,6 @@ class Task:
                     return
         for i, action in enumerate(actions):  # grounding order, even if some were built earlier on demand
             action.index = i
-        self._action_count = max(self._action_count, len(actions))
         u._actions = actions
         u._tree = build_tree(actions)
 
@@ -311,8 +310,9 @@ class Task:
         """The ground actions applicable in `state` (for the player whose turn it is), in a fixed order."""
         u = self.universe(state.created)
         bits = self.bits(state)
-        if u.tree is not None:
-            found = [a for a in candidates(u.tree, bits)
+        tree = u._tree if u._actions is not _PENDING else u.tree
+        if tree is not None:
+            found = [a for a in candidates(tree, bits)
                      if not bits & a.pre_neg and (a.pre_test is None or a.pre_test(state, bits))]
         else:
             found = self._lifted_applicable(u, state, bits)

@@ -136,7 +136,7 @@ def run_job(job: tuple) -> dict:
     except GroundplanError as exc:
         return {"id": eid, "load_error": str(exc), "problem_ref": ref}
     seed = episode_seed(settings.seed, spec.label, ref)
-    limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, getattr(settings, "budget", None))
+    limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, settings.budget)
     episode = run_episode(task, spec.make(), limits, seed=seed, record_observations=settings.record_observations)
     row = episode_row(task, episode, steps_to_go_time(task, settings))
     row.update(id=eid, problem_ref=ref, problem_set=problem_set(ref), difficulty=difficulty(task), agent_label=spec.label,
