@@ -249,7 +249,12 @@ def manifest(folder: Path, refs: list[str], specs: list[AgentSpec], settings: Se
 
 
 def _comparable(m: dict) -> dict:
-    return {"agents": m.get("agents"), "settings": m.get("settings"), "problems": m.get("problems")}
+    # a setting added later with its default (None) matches a manifest written before it existed
+    settings = {k: v for k, v in (m.get("settings") or {}).items() if v is not None or k not in NEW_SETTINGS}
+    return {"agents": m.get("agents"), "settings": settings, "problems": m.get("problems")}
+
+
+NEW_SETTINGS = ("budget",)  # settings newer than some run folders
 
 
 def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder: Path, workers: int = 1, resume: bool = False,
