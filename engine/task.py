@@ -114,6 +114,7 @@ class _Universe:
         self._actions = _PENDING
         self._tree = None
         self.cache: dict[tuple, GroundAction | None] = {}
+        self.computed: dict[tuple, object] = {}  # (fluent, args) -> compiled value of a computed fluent
         self.timers: dict[int, _Timer] = {}
         self.goal = None
         self.derived_rules = None
@@ -521,7 +522,9 @@ class Task:
     def value(self, state: State, fluent: str, args: tuple):
         if self.domain.fluents[fluent].value is not None:
             u = self.universe(state.created)
-            found = u.compiler.expr(m.FluentTerm(fluent, args), {})
+            found = u.computed.get((fluent, args))
+            if found is None:
+                found = u.computed[(fluent, args)] = u.compiler.expr(m.FluentTerm(fluent, args), {})
             return found(state, self.bits(state)) if callable(found) else found
         key = (fluent, args)
         if fluent in self.static_fluent_names:

@@ -15,7 +15,7 @@ from collections import Counter
 from agents.interpret import ACTION, DECLARE, TOOL, Decision
 
 from . import text as T
-from .world import SLOTS
+from .world import SLOTS, inventory
 
 
 def interpret(task, state, reply: str, loop: dict) -> Decision:
@@ -37,10 +37,9 @@ def interpret(task, state, reply: str, loop: dict) -> Decision:
 def progress_key(task, state) -> tuple:
     """The paper's stuck test compares item totals outside [0]: moves leave them alone, crafts and smelts change them."""
     totals: Counter = Counter()
-    for slot in SLOTS:
-        count = task.value(state, "count", (slot,))
-        if count:
-            totals[task.value(state, "item", (slot,))] += count
+    for index, entry in inventory(task, state).items():
+        if index:
+            totals[entry["type"]] += entry["quantity"]
     return tuple(sorted(totals.items()))
 
 
