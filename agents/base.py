@@ -84,6 +84,19 @@ class Agent:
 
     name = "agent"
     mode = "closed"  # "closed": act() each step; "open": plan() once
+    # When the episode's wall-clock budget runs out (a time.monotonic() instant), set by the step
+    # loop before reset(); None: no limit. Agents that think for long (a planner, a model call)
+    # bound their own work by it, so --episode-time holds while they are busy, not only between steps.
+    deadline: float | None = None
+
+    def time_left(self, cap: float | None = None) -> float | None:
+        """Seconds until the deadline (never below 0), at most `cap`; None when neither bounds it."""
+        import time
+
+        left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+        if cap is None:
+            return left
+        return cap if left is None else min(cap, left)
 
     def reset(self, task, seed: int | None = None) -> None:
         """Start an episode on `task` (an engine Task)."""

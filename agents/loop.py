@@ -283,6 +283,7 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
     limits = limits or Limits()
     profile = profile_for(task)
     run = _Run(task, agent, profile, limits, record_observations)
+    agent.deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
     try:
         agent.reset(task, seed)
         run.adopt(getattr(agent, "loop_overrides", None) or {})  # e.g. the tools a prompt strategy enables

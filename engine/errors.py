@@ -46,6 +46,16 @@ class GroundplanError(Exception):
     """Base class of every error groundplan raises on purpose (the CLI prints these, no traceback)."""
 
 
+class ResourceLimit(GroundplanError):
+    """Work refused or stopped because it would not fit the limits it was given: `status` is
+    'memout' or 'timeout' (the planners' vocabulary), so a caller scores it rather than crashing.
+    Raised before the work where its size can be estimated (grounding), during it otherwise."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+
+
 @dataclass
 class ModelError(GroundplanError):
     """A domain, problem or plan file that cannot be used; carries every diagnostic found."""
