@@ -74,10 +74,21 @@ class OracleAgent(Agent):
             from planners.oracle import Oracle
 
             self._oracle = Oracle(self.task, planner=self.planner, time_limit=self.time_limit)
+        left = self.time_left(self.time_limit)  # the planner's search may not outlast the episode
+        if left is not None and left <= 0:
+            from engine.errors import ResourceLimit
+
+            raise ResourceLimit("timeout", "the episode's time ran out before the oracle could plan")
+        self._oracle.time_limit = left
         plan = self._oracle.plan(state)
         if plan is None:
-            cost = self._oracle.cost(state)
-            return self._declare() if cost == float("inf") else "finish"  # proven unsolvable, or no plan in time
+            if self._oracle.known_cost(state) == float("inf"):
+                return self._declare()  # proven unsolvable
+            if self.time_left() == 0:
+                from engine.errors import ResourceLimit
+
+                raise ResourceLimit("timeout", "the episode's time ran out while the oracle was planning")
+            return "finish"  # no plan within the oracle's own time limit
         current = state
         for label in plan:
             self._route.setdefault(current, _label_text(label))
@@ -124,7 +135,7 @@ class RandomAgent(Agent):
             return Reply(self.rng.choice(rounds) if rounds else "finish")
         from engine.loader import world_module
 
-        own = world_module(task.domain.name, "replies")
+        own = world_module(task.domain, "replies")
         if own is not None and hasattr(own, "random_answer"):  # a world too large to list its actions (Plancraft)
             return Reply(own.random_answer(task, observation.state, self.rng))
         actions = observation.actions
@@ -135,7 +146,9 @@ class ReplayAgent(Agent):
     """Replays a plan file (one action per line, '#' comments) as one open-loop answer.
 
     `plans` is a plan file, or a folder holding `<problem name>.plan` (or `.txt`) per problem,
-    where a '/' in the problem name becomes a subfolder or '__'."""
+    where a '/' in the problem name becomes a subfolder or '__'. Only files inside the folder are
+    read (symbolic links resolved): a problem's name comes from its file, and a name such as
+    '../../secret/x' must not make the agent read a file elsewhere, whose lines the episode records."""
 
     name = "replay"
     mode = "open"
@@ -146,14 +159,25 @@ class ReplayAgent(Agent):
     def _file(self, task) -> Path:
         if self.plans.is_file():
             return self.plans
+        from engine.errors import Diagnostic, ModelError
+
         name = task.problem.name
+        root, outside = self.plans.resolve(), False
         for candidate in (name, name.replace("/", "__"), name.split("/")[-1]):
             for suffix in (".plan", ".txt"):
                 path = self.plans / (candidate + suffix)
-                if path.is_file():
-                    return path
-        from engine.errors import Diagnostic, ModelError
-
+                try:
+                    if not path.resolve().is_relative_to(root):
+                        outside = True
+                        continue
+                    if path.is_file():
+                        return path
+                except (OSError, ValueError):  # a name the file system cannot take: no plan there
+                    continue
+        if outside:
+            raise ModelError([Diagnostic(str(self.plans), "", f"the plan of problem '{name}' would lie outside the plans folder",
+                                         "plans are read only inside the --plans folder: rename the problem, "
+                                         "or give its plan file itself as --plans")])
         raise ModelError([Diagnostic(str(self.plans), "", f"no plan file for problem '{name}'",
                                      f"write {self.plans / (name.replace('/', '__') + '.plan')}")])
 
@@ -167,26 +191,27 @@ class ReplayAgent(Agent):
         return {"agent": self.name, "mode": self.mode, "plans": str(self.plans)}
 
 
-def world_baselines(world: str):
-    """The `domains.<world>.baselines` module, or None when the world has none.
-
-    Looked up by the domain's name, as the metrics plug-ins are (`evals.metrics.plugin`)."""
+def world_baselines(world):
+    """The baselines module of a loaded domain's world, or of an installed world named by its
+    folder; None when it has none. Bound as the metrics plug-ins are (`engine.loader.world_module`):
+    by the installed world that holds the domain file, not by the name the domain claims."""
     from engine.loader import world_module
 
     module = world_module(world, "baselines")
     return module if isinstance(getattr(module, "BASELINES", None), dict) and hasattr(module, "baseline_plan") else None
 
 
-def baseline_names(world: str) -> list[str]:
+def baseline_names(world) -> list[str]:
     module = world_baselines(world)
     return sorted(module.BASELINES) if module is not None else []
 
 
-def check_baseline(world: str, name: str) -> None:
+def check_baseline(world, name: str) -> None:
     """Raise a GroundplanError naming the world's baselines unless `name` is one of them."""
     from engine.errors import GroundplanError, did_you_mean
 
     names = baseline_names(world)
+    world = getattr(world, "name", world)  # a Domain is named in messages by its own name
     if not names:
         raise GroundplanError(f"the world '{world}' has no baselines of its own (domains/{world}/baselines.py with "
                               "BASELINES and baseline_plan): use --agent random or --agent oracle")
@@ -210,8 +235,8 @@ class WorldBaselineAgent(Agent):
 
     def reset(self, task, seed=None) -> None:
         super().reset(task, seed)
-        check_baseline(task.domain.name, self.baseline)
-        self._module = world_baselines(task.domain.name)
+        check_baseline(task.domain, self.baseline)
+        self._module = world_baselines(task.domain)
 
     def plan(self, observation: Observation) -> Reply:
         seed = 0 if self.seed is None else self.seed

@@ -17,6 +17,8 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
+from engine.errors import ResourceLimit
+
 from .base import Agent, Observation, Reply
 from .interpret import ACTION, DECLARE, TOOL, Decision, interpret
 from .profile import Profile, profile_for
@@ -35,8 +37,9 @@ TIME_LIMIT = "time-limit"
 ANSWER_RIGHT = "answer-right"  # a question episode (agents.questions) whose answer the world scored a success
 ANSWER_WRONG = "answer-wrong"
 STUCK = "stuck"  # the world's progress measure did not change for loop.stuck_after steps (Plancraft's paper-era rule)
+MEMOUT = "memout"  # the episode's memory ran out (a grounding or a planner that did not fit)
 OUTCOMES = (GOAL, DECLARED, WRONG_DECLARATION, FINISHED, STEP_CAP, PLAN_EXHAUSTED, PLAN_INVALID, INVALID_OUTPUT,
-            AGENT_ERROR, TIME_LIMIT, ANSWER_RIGHT, ANSWER_WRONG, STUCK)
+            AGENT_ERROR, TIME_LIMIT, MEMOUT, ANSWER_RIGHT, ANSWER_WRONG, STUCK)
 
 
 @dataclass
@@ -164,7 +167,7 @@ class _Run:
         if self.loop.get("stuck_after"):
             from engine.loader import world_module
 
-            module = world_module(self.task.domain.name, "replies")
+            module = world_module(self.task.domain, "replies")
             self._progress = getattr(module, "progress_key", None)
 
     # ---------------------------------------------------------- observations
@@ -284,23 +287,39 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
     profile = profile_for(task)
     run = _Run(task, agent, profile, limits, record_observations)
     agent.deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
-    try:
-        agent.reset(task, seed)
-        run.adopt(getattr(agent, "loop_overrides", None) or {})  # e.g. the tools a prompt strategy enables
-        from .questions import question_for
+    from engine.budget import alarm
 
-        question = question_for(task)
-        if question is not None:
-            return _ask(run, question)
-        if agent.mode == "open":
-            return _open_loop(run)
-        return _closed_loop(run)
+    try:
+        with alarm(limits.seconds):  # agents bound their own work by the deadline; this stops one that does not
+            return _episode(run, agent, task, seed)
     except KeyboardInterrupt:
         raise
+    except (ResourceLimit, MemoryError) as exc:  # the episode outgrew its time or memory: scored, not a crash
+        if isinstance(exc, ResourceLimit) and exc.status == "timeout":
+            return run.finish(TIME_LIMIT, error=str(exc))
+        return run.finish(MEMOUT, error=str(exc) if isinstance(exc, ResourceLimit) else "out of memory (MemoryError)")
     except Exception as exc:  # an agent that fails (e.g. a provider down after retries) ends its episode, not the run
         from .llm.redact import redact
 
-        return run.finish(AGENT_ERROR, error=redact(f"{type(exc).__name__}: {exc}"))
+        spent = getattr(exc, "spent", None)  # what the failed answer cost (an LLM's requests and retries)
+        if isinstance(spent, Reply):
+            run.account(spent)
+        # an agent cut off by its deadline (a model call at --episode-time) ran out of time; it did not fail
+        outcome = TIME_LIMIT if isinstance(exc, TimeoutError) and agent.deadline is not None else AGENT_ERROR
+        return run.finish(outcome, error=redact(f"{type(exc).__name__}: {exc}"))
+
+
+def _episode(run: _Run, agent: Agent, task, seed) -> Episode:
+    agent.reset(task, seed)
+    run.adopt(getattr(agent, "loop_overrides", None) or {})  # e.g. the tools a prompt strategy enables
+    from .questions import question_for
+
+    question = question_for(task)
+    if question is not None:
+        return _ask(run, question)
+    if agent.mode == "open":
+        return _open_loop(run)
+    return _closed_loop(run)
 
 
 def _ask(run: _Run, question) -> Episode:

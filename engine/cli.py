@@ -1,8 +1,10 @@
 """The `groundplan` command: validate, show, actions, play, check, plan.
 
 Exit codes, for every command: 0 valid; 1 an invalid plan, domain or problem (it was read, and is
-wrong); 2 usage errors and input that cannot be read at all (missing, not JSON/YAML, absurd). Errors print as `file#/pointer: message
-(hint)` lines; no traceback reaches the user for bad input.
+wrong); 2 usage errors and input that cannot be read at all (missing, not a regular file, too
+large, not JSON/YAML, absurd). Errors print as `file#/pointer: message (hint)` lines; no
+traceback reaches the user for bad input. A command run with --json reports its errors as one
+JSON object on stdout instead, so a script reading that output never has to parse prose.
 """
 from __future__ import annotations
 
@@ -18,24 +20,54 @@ EXIT_INVALID = 1
 EXIT_USAGE = 2
 
 
-def _fail(message: str, code: int):
-    click.echo(message, err=True)
+def _fail(message: str, code: int, as_json: bool = False, diagnostics=()):
+    """Report an error and exit: as text on stderr, or with --json as
+    {"valid": false, "error", "exit_code", "diagnostics": [{file, pointer, message, hint}]} on stdout."""
+    if as_json:
+        click.echo(json.dumps({"valid": False, "error": message, "exit_code": code,
+                               "diagnostics": [d.to_json() for d in diagnostics]}))
+    else:
+        click.echo(message, err=True)
     sys.exit(code)
 
 
 def handles_errors(fn):
-    """Turn groundplan's own errors into a clean message and exit code 2."""
+    """Turn groundplan's own errors into a clean message (JSON under --json) and the exit code:
+    1 for input that was read and is wrong, 2 for input that cannot be read and other errors."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        as_json = bool(kwargs.get("as_json"))
         try:
             return fn(*args, **kwargs)
         except ModelError as exc:
-            _fail(str(exc), EXIT_USAGE if exc.malformed else EXIT_INVALID)
+            code = EXIT_USAGE if exc.malformed else EXIT_INVALID
+            if as_json:  # one line for people; every diagnostic, structured, for programs
+                more = len(exc.diagnostics) - 1
+                summary = str(exc.diagnostics[0]) + (f" (and {more} more)" if more > 0 else "") if exc.diagnostics else "invalid input"
+                _fail(summary, code, True, exc.diagnostics)
+            _fail(str(exc), code)
         except GroundplanError as exc:
-            _fail(f"error: {exc}", EXIT_USAGE)
+            _fail(f"error: {exc}", EXIT_USAGE, as_json)
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            _fail("interrupted", 130, as_json)
     return wrapper
+
+
+class _Group(click.Group):
+    """The command group; with --json on the command line, click's own usage errors (a missing
+    argument, an unknown option) come out as JSON too."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        argv = sys.argv[1:] if args is None else list(args)
+        if not standalone_mode or "--json" not in argv:
+            return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(argv, prog_name, complete_var, False, **extra)
+        except click.ClickException as exc:
+            _fail(f"error: {exc.format_message()}", exc.exit_code, True)
+        except click.Abort:
+            _fail("interrupted", 130, True)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 def _load_task(problem: str):
@@ -44,19 +76,19 @@ def _load_task(problem: str):
     return Task.load(problem)
 
 
-def _replay(task, plan_path):
+def _replay(task, plan_path, as_json: bool = False):
     from .validate import read_plan, validate_plan
 
     state = task.initial_state()
     if plan_path:
         result = validate_plan(task, read_plan(plan_path), require_goal=False)
         if not result.valid:
-            _fail(f"{plan_path}: {result.message()}", EXIT_INVALID)
+            _fail(f"{plan_path}: {result.message()}", EXIT_INVALID, as_json)
         state = result.final_state
     return state
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="groundplan")
 def main():
     """groundplan: planning worlds as data, one interpreter, exact oracles."""
@@ -68,11 +100,12 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @handles_errors
 def validate(file, plan, as_json):
-    """Check a domain or problem file, and optionally a PLAN for that problem."""
+    """Check a domain or problem file (a problem's stored reference plan and costs too), and
+    optionally a PLAN for that problem."""
     from .files import read_data
     from .loader import build_problem, load_domain
     from .task import Task
-    from .validate import read_plan, validate_plan
+    from .validate import check_references, read_plan, validate_plan
     from pathlib import Path
 
     from . import problemsets
@@ -83,16 +116,13 @@ def validate(file, plan, as_json):
     else:
         data, shown, origin = read_data(file), file, Path(file)  # unreadable input: exit 2 through handles_errors
     is_problem = isinstance(data, dict) and "domain" in data
-    try:
-        problem = build_problem(data, shown, origin) if is_problem else None
-        if not is_problem:
-            load_domain(file)
-    except ModelError as exc:
-        if as_json:
-            click.echo(json.dumps({"valid": False, "diagnostics": [d.to_json() for d in exc.diagnostics]}))
-        else:
-            click.echo(str(exc), err=True)
-        sys.exit(EXIT_INVALID)
+    if is_problem:  # read, and wrong: exit 1 through handles_errors
+        task = Task(build_problem(data, shown, origin))
+        wrong = check_references(task)
+        if wrong:
+            raise ModelError(wrong)
+    else:
+        load_domain(file)
     if plan is None:
         kind = "problem" if is_problem else "domain"
         if as_json:
@@ -101,8 +131,7 @@ def validate(file, plan, as_json):
             click.echo(f"{file}: valid {kind}")
         return
     if not is_problem:
-        _fail("a plan is validated against a problem, not a domain", EXIT_USAGE)
-    task = Task(problem)
+        _fail("a plan is validated against a problem, not a domain", EXIT_USAGE, as_json)
     result = validate_plan(task, read_plan(plan))
     if as_json:
         click.echo(json.dumps(result.to_json()))
@@ -135,7 +164,7 @@ def show(problem, fmt, plan):
 def actions(problem, plan, as_json):
     """List the actions applicable in the initial state (or after a plan prefix)."""
     task = _load_task(problem)
-    state = _replay(task, plan)
+    state = _replay(task, plan, as_json)
     found = task.applicable(state)
     if as_json:
         click.echo(json.dumps([{"text": a.text, "name": a.name, "action": a.schema.name, "args": list(a.args)} for a in found]))

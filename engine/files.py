@@ -2,11 +2,18 @@
 
 JSON is the canonical syntax; YAML (by file extension) is accepted for the same model. Values
 JSON cannot round-trip (NaN, Infinity) and absurd nesting are refused here, so later stages can
-walk the data recursively without guarding against them.
+walk the data recursively without guarding against them. So is a key written twice in one
+object: both parsers would keep the last silently, and a second `goal` or action is a mistake.
+
+Every user file is opened through `read_file_bytes` / `read_file_text`: only regular files of at
+most MAX_FILE_BYTES. A device such as /dev/zero would fill memory, and opening a named pipe for
+reading waits for a writer that may never come; both are refused before anything is read.
 """
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -15,21 +22,72 @@ from .errors import Diagnostic, ModelError
 MAX_DEPTH = 64
 MAX_ABS_NUMBER = 10**15
 MAX_NODES = 5_000_000
+# The largest shipped file, BabyAI's plan set, is 49 MB once decompressed; five times that leaves
+# room for bigger sets while a mistaken path (a disk image, a log) fails at once. Documented in
+# docs/language.md ("Errors and exit codes").
+MAX_FILE_BYTES = 256 * 2**20
 
 
 def _refuse_constant(name: str):
     raise ValueError(f"{name} is not allowed (use a finite number)")
 
 
+def _json_object(duplicates: dict):
+    """An object_pairs_hook that notes the keys an object repeats (json keeps the last silently)."""
+    def build(pairs):
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            # keep the object itself: its id stays unique only while it is alive
+            duplicates[id(obj)] = (obj, _repeated(key for key, _ in pairs))
+        return obj
+    return build
+
+
+def _repeated(keys) -> list:
+    seen, out = set(), []
+    for key in keys:
+        try:
+            if key in seen and key not in out:
+                out.append(key)
+            seen.add(key)
+        except TypeError:  # an unhashable YAML key: reported as a non-string key later
+            continue
+    return out
+
+
+def _yaml_loader(text: str, duplicates: dict):
+    """yaml's SafeLoader, noting repeated keys of each mapping. Keys brought in by a merge
+    (`<<: *anchor`) are meant to be overridden and do not count."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node):
+        data: dict = {}
+        yield data
+        own = [loader.construct_object(key, deep=True) for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge"]
+        data.update(loader.construct_mapping(node))
+        repeated = _repeated(own)
+        if repeated:
+            duplicates[id(data)] = (data, repeated)
+
+    Loader.add_constructor("tag:yaml.org,2002:map", mapping)
+    return Loader(text)
+
+
 def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:
     """Parse JSON (or YAML) text; any failure becomes a ModelError naming the file and place."""
+    duplicates: dict = {}
     try:
         if yaml_syntax:
-            import yaml
-
-            data = yaml.safe_load(text)
+            loader = _yaml_loader(text, duplicates)
+            try:
+                data = loader.get_single_data()
+            finally:
+                loader.dispose()
         else:
-            data = json.loads(text, parse_constant=_refuse_constant)
+            data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_json_object(duplicates))
     except json.JSONDecodeError as exc:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                                      "check for a missing comma, quote or bracket near there")]) from None
@@ -39,14 +97,16 @@ def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid JSON: {exc}")]) from None
     except Exception as exc:  # yaml's own error classes
         raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid YAML: {exc}".splitlines()[0])]) from None
-    check_plain_data(data, file)
+    check_plain_data(data, file, duplicates)
     return data
 
 
-def check_plain_data(data: Any, file: str) -> None:
-    """Refuse nesting deeper than MAX_DEPTH and numbers too large to mean anything."""
+def check_plain_data(data: Any, file: str, duplicates: dict | None = None) -> None:
+    """Refuse nesting deeper than MAX_DEPTH, numbers too large to mean anything and, given the
+    parser's record of them ({id: (object, keys)}), keys repeated in one object."""
     stack = [(data, 0, ())]
     nodes = 0
+    repeats: list[Diagnostic] = []
     while stack:
         value, depth, path = stack.pop()
         nodes += 1
@@ -59,6 +119,13 @@ def check_plain_data(data: Any, file: str) -> None:
             raise ModelError(malformed=True, diagnostics=[Diagnostic(file, pointer(path[:8]) + "/...", f"nesting deeper than {MAX_DEPTH} levels",
                                          "flatten the formula, e.g. one 'and' with many parts")])
         if isinstance(value, dict):
+            noted = duplicates.get(id(value)) if duplicates else None
+            if noted is not None and noted[0] is value:
+                from .errors import pointer
+
+                repeats.extend(Diagnostic(file, pointer(path + (key,)), f"duplicate key '{key}'",
+                                          "an object names each key once (the last one would silently win): "
+                                          "remove or rename one") for key in noted[1])
             for key, item in value.items():
                 if not isinstance(key, str):
                     from .errors import pointer
@@ -78,24 +145,86 @@ def check_plain_data(data: Any, file: str) -> None:
 
             raise ModelError(malformed=True, diagnostics=[Diagnostic(file, pointer(path), f"number {value!r} is out of range",
                                          f"numbers must lie within ±{MAX_ABS_NUMBER:.0e}")])
+    if repeats:  # read, and wrong (like a schema error): exit status 1, every repeat at once
+        raise ModelError(sorted(repeats, key=lambda d: d.pointer))
+
+
+def _refuse(file: str, message: str, hint: str | None = None):
+    """Input that cannot be read at all (exit status 2), with no chained OS error attached."""
+    raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", message, hint)]) from None
+
+
+def check_file(path: str | Path, file: str | None = None) -> int:
+    """The size of `path` if it is a regular file we may read; a ModelError (exit status 2) otherwise.
+
+    Uses stat, not open: opening a named pipe blocks until something writes into it."""
+    file = file or str(path)
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        _refuse(file, "file not found", "check the path")
+    except OSError as exc:
+        _refuse(file, f"cannot read: {exc.strerror}")
+    except ValueError:  # e.g. an embedded NUL byte
+        _refuse(file, "not a usable file path", "check the path")
+    if stat.S_ISDIR(info.st_mode):
+        _refuse(file, "is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a named pipe" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a file")
+        _refuse(file, f"not a regular file ({kind})", "give the path of a file saved on disk; pipes and devices are not read")
+    if info.st_size > MAX_FILE_BYTES:
+        _refuse(file, f"{info.st_size:,} bytes is larger than the limit of {MAX_FILE_BYTES // 2**20} MB",
+                "split it into smaller files (problem sets into several .jsonl files)")
+    return info.st_size
+
+
+def read_file_bytes(path: str | Path, file: str | None = None) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES; errors name it as `file`."""
+    file = file or str(path)
+    check_file(path, file)
+    try:
+        # O_NONBLOCK: should the path have become a pipe since the check, opening still returns
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        _refuse(file, f"cannot read: {exc.strerror}")
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            _refuse(file, "not a regular file", "give the path of a file saved on disk; pipes and devices are not read")
+        try:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            _refuse(file, f"cannot read: {exc.strerror}")
+    if len(raw) > MAX_FILE_BYTES:  # it grew after the check
+        _refuse(file, f"larger than the limit of {MAX_FILE_BYTES // 2**20} MB", "split it into smaller files")
+    return raw
+
+
+def read_file_text(path: str | Path, file: str | None = None, hint: str = "save the file as UTF-8") -> str:
+    """A regular file's UTF-8 text, gunzipped for '.gz' (with the same size limit on the result)."""
+    file = file or str(path)
+    raw = read_file_bytes(path, file)
+    if str(path).lower().endswith(".gz"):
+        import gzip
+        import io
+        import zlib
+
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as packed:
+                raw = packed.read(MAX_FILE_BYTES + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            _refuse(file, f"not a readable gzip file: {exc}")
+        if len(raw) > MAX_FILE_BYTES:
+            _refuse(file, f"decompresses to more than the limit of {MAX_FILE_BYTES // 2**20} MB", "split it into smaller files")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        _refuse(file, "not UTF-8 text", hint)
 
 
 def read_data(path: str | Path, name: str | None = None) -> Any:
     """Read one JSON or YAML file into plain Python data; errors name it as `name` (default: the path)."""
     path = Path(path)
     file = name or str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "file not found", "check the path")]) from None
-    except IsADirectoryError:
-        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "is a directory, not a file")]) from None
-    except OSError as exc:
-        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"cannot read: {exc.strerror}")]) from None
-    except ValueError:  # e.g. an embedded NUL byte
-        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "not a usable file path", "check the path")]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "not UTF-8 text", "save the file as UTF-8 JSON")]) from None
+    text = read_file_text(path, file, "save the file as UTF-8 JSON")
     return parse_text(text, file, yaml_syntax=path.suffix.lower() in (".yaml", ".yml"))

@@ -1,8 +1,11 @@
 """Loading domains and problems: schema validation, then the semantic parse, then the model.
 
 `load_domain` and `load_problem` accept a path (JSON or YAML) or already-parsed data. Problems
-name their domain by a path relative to the problem file or by the name of a shipped domain.
-Domains are cached per file, so a run over hundreds of problems parses its domain once.
+name their domain by a path relative to the problem file or by the name of a shipped domain
+(`resolve_domain_reference`; never relative to the working directory, whose files a problem
+should not be able to swap in). Domains are cached per file, so a run over hundreds of problems
+parses its domain once. A domain's Python plug-ins belong to the installed world whose folder
+holds its file, never to whatever name the file claims (`plugin_world`, `world_module`).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from . import model as m
 from . import problemsets
 from .errors import Collector, Diagnostic, ModelError, did_you_mean, pointer
 from .files import check_plain_data, read_data
-from .parse import Parser, _Scope, is_var
+from .parse import Parser, _Scope, is_var, quantity_errors
 from .paths import DOMAINS_DIR
 
 SCHEMA_DIR = Path(__file__).parent / "schema"
@@ -88,12 +91,17 @@ def load_domain(source) -> m.Domain:
 @functools.lru_cache(maxsize=64)
 def _load_domain_cached(path: str, stamp, shown: str) -> m.Domain:
     data = read_data(path, name=shown)
-    return _build_domain(data, shown)
+    return _build_domain(data, shown, plugin_world(Path(path)))
 
 
-def _build_domain(data, file: str) -> m.Domain:
-    if not isinstance(data, dict):
-        raise ModelError([Diagnostic(file, "", "a domain is a JSON object", 'start from {"groundplan": "1", "name": ...}')])
+def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
+    # A problem may name any readable file as its domain: until the file shows it is a groundplan
+    # domain, nothing of its content (keys, values) goes into a message.
+    if not isinstance(data, dict) or "groundplan" not in data:
+        raise ModelError([Diagnostic(file, "", "not a groundplan domain (a domain is a JSON object with a \"groundplan\" key)",
+                                     'start from {"groundplan": "1", "name": ...}')])
+    if "domain" in data and "goal" in data:
+        raise ModelError([Diagnostic(file, "", "a groundplan problem, not a domain", "name the domain file this problem uses")])
     errors = schema_errors(data, "domain", file)
     if errors:
         raise ModelError(errors)
@@ -208,6 +216,8 @@ def _build_domain(data, file: str) -> m.Domain:
     for typ in render.get("type_names", {}):
         p.check_type(["render", "type_names", typ], typ)
     noop_cost = p.expression(data["noop_cost"], ["noop_cost"], scope0) if "noop_cost" in data else None
+    for where, message, hint in quantity_errors(actions, timers, noop_cost, p.settings):  # e.g. a duration of -7
+        c.error(where, message, hint)
     c.raise_if_any()
     return m.Domain(
         name=data["name"], file=file, types=dict(p.types), constants=constants, settings=dict(p.settings),
@@ -215,7 +225,7 @@ def _build_domain(data, file: str) -> m.Domain:
         invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
         render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
         heuristics=heuristics, derived_strata=strata, init=static_init, raw=data, noop_cost=noop_cost,
-        values=domain_values, labels=domain_labels, tables=p.tables,
+        values=domain_values, labels=domain_labels, tables=p.tables, plugin_world=world,
     )
 
 
@@ -421,12 +431,22 @@ def _walk_expr(e, on_formula):
 
 # ============================================================== problems
 def resolve_domain_reference(reference: str, problem_path: Path | None) -> Path | None:
-    """A domain named by path (relative to the problem) or by the name of a shipped domain."""
+    """The domain file a problem's "domain" names, or None. Tried in this order (docs/language.md):
+
+    1. a path relative to the problem file's folder (`..` and absolute paths included: a user's
+       problems may live beside, below or away from their domain), a file or a folder holding
+       `domain.json`; a problem given as data, without a file, only by an absolute path;
+    2. the name of an installed world, `domains/<name>/domain.json` (a bare name, no path).
+
+    Never relative to the working directory: a `./blocksworld/domain.json` that happens to be
+    there must not replace the shipped world a problem names."""
     candidates = []
     if problem_path is not None:
-        candidates.append((problem_path.parent / reference))
-    candidates.append(Path(reference))
-    candidates.append(DOMAINS_DIR / reference / "domain.json")
+        candidates.append(problem_path.parent / reference)
+    elif Path(reference).is_absolute():
+        candidates.append(Path(reference))
+    if _is_world_name(reference):
+        candidates.append(DOMAINS_DIR / reference / "domain.json")
     for path in candidates:
         try:
             if path.is_file():
@@ -442,21 +462,59 @@ def shipped_domains() -> list[str]:
     return sorted(d.name for d in DOMAINS_DIR.iterdir() if (d / "domain.json").is_file()) if DOMAINS_DIR.is_dir() else []
 
 
-@functools.lru_cache(maxsize=None)
-def world_module(world: str, name: str):
-    """A world's plug-in module `domains.<world>.<name>` (metrics, baselines, questions, replies,
-    text), or None when the world has none. An error inside an existing module is raised, not
-    hidden. Remembered: the step loop asks for every answer, and a miss costs an import search."""
-    import importlib
-
+def _is_world_name(name) -> bool:
+    """An installed world's folder name: a plain identifier (so also a module name) that is a
+    folder of domains/ with a domain.json; never a path, '..' or a name a file merely claims."""
+    if not isinstance(name, str) or not name.isidentifier():
+        return False
     try:
-        return importlib.import_module(f"domains.{world}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name in (f"domains.{world}.{name}", f"domains.{world}", "domains"):
-            return None
-        raise
-    except ValueError:  # a world name that cannot be a module name (e.g. empty)
+        return (DOMAINS_DIR / name / "domain.json").is_file()
+    except OSError:
+        return False
+
+
+def plugin_world(domain_file: Path) -> str | None:
+    """The installed world whose Python plug-ins serve the domain in this (resolved) file: the
+    world whose folder under domains/ holds it, at any depth (a generated variant kept inside
+    the world is still that world's). A file anywhere else gets none, even beside .py files:
+    naming a domain file in a problem must never make us import code from a folder of its choice.
+    A world author who wants plug-ins installs the world as a folder of domains/."""
+    try:
+        names = [d.name for d in DOMAINS_DIR.iterdir()] if DOMAINS_DIR.is_dir() else []
+        for name in sorted(names):
+            if _is_world_name(name) and domain_file.is_relative_to((DOMAINS_DIR / name).resolve()):
+                return name
+    except OSError:
+        pass
+    return None
+
+
+def world_module(world, name: str):
+    """A plug-in module of a domain's world (metrics, baselines, questions, replies, text,
+    prompting), or None when it has none. `world` is a loaded Domain (its file's installed world,
+    `plugin_world`: a domain from data, or from a file outside domains/, has none) or the folder
+    name of an installed world. An error inside an existing module is raised, not hidden."""
+    folder = world.plugin_world if isinstance(world, m.Domain) else world
+    return _world_module(folder, name) if folder is not None else None
+
+
+@functools.lru_cache(maxsize=None)
+def _world_module(world: str, name: str):
+    # Remembered: the step loop asks for every answer, and a miss costs an import search.
+    import importlib
+    import importlib.util
+
+    if not _is_world_name(world) or not name.isidentifier():
         return None
+    module = f"domains.{world}.{name}"
+    try:
+        spec = importlib.util.find_spec(module)
+    except ModuleNotFoundError:
+        return None
+    folder = (DOMAINS_DIR / world).resolve()
+    if spec is None or spec.origin is None or not Path(spec.origin).resolve().is_relative_to(folder):
+        return None  # no such module, or one another `domains` folder on sys.path would supply
+    return importlib.import_module(module)
 
 
 def load_problem(source, domain: m.Domain | None = None) -> m.Problem:
@@ -474,8 +532,9 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
     if domain is None:
         domain_path = resolve_domain_reference(data["domain"], path)
         if domain_path is None:
-            hint = did_you_mean(data["domain"], shipped_domains()) or \
-                "give a path relative to the problem file, or one of: " + ", ".join(shipped_domains())
+            where = "a path relative to the problem file" if path is not None else \
+                "an absolute path (a problem given as data has no folder to be relative to)"
+            hint = did_you_mean(data["domain"], shipped_domains()) or f"give {where}, or one of: " + ", ".join(shipped_domains())
             raise ModelError([Diagnostic(file, "/domain", f"domain '{data['domain']}' not found", hint)])
         domain = load_domain(domain_path)
     c = Collector(file)
@@ -524,6 +583,10 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
         for i, name in enumerate(agents.order):
             if name in objects and not domain.is_subtype(objects[name], agents.type):
                 c.error(["agents", "order", i], f"'{name}' is a {objects[name]}, not a {agents.type}")
+    overridden = set(data.get("settings", {}))
+    if overridden:  # the domain's own values were checked with it; here those the problem changes
+        for where, message, hint in quantity_errors(domain.actions, domain.timers, domain.noop_cost, settings, overridden):
+            c.error(where, message, hint)
     c.raise_if_any()
     return m.Problem(
         name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,

@@ -314,6 +314,7 @@ class Domain:
     values: list = field(default_factory=list)  # fluent values over constants shared by every problem
     labels: dict = field(default_factory=dict)  # constant -> how texts show it, in every problem
     tables: dict = field(default_factory=dict)  # name -> engine.tables.Table
+    plugin_world: str | None = None  # the installed world whose Python plug-ins serve this domain (engine.loader.world_module)
     raw: dict = field(default_factory=dict, repr=False)
 
     def ancestors(self, type_name: str) -> list[str]:

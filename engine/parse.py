@@ -2,7 +2,8 @@
 
 The parser walks the data keeping the JSON path, so each diagnostic carries a pointer: unknown
 predicates, types, objects, settings and timers (with "did you mean"), wrong arity, unbound
-variables, type mismatches, cyclic type hierarchies and unstratified derived predicates.
+variables, type mismatches, cyclic type hierarchies and unstratified derived predicates, and
+quantities with no meaning (a negative or fractional timer duration, a negative cost).
 It never raises on bad input until the whole file is walked; then it raises one ModelError.
 """
 from __future__ import annotations
@@ -437,3 +438,79 @@ def _hint_var(var, variables):
     if variables:
         return "variables in scope: " + ", ".join(sorted(variables))
     return "declare it in 'parameters'"
+
+
+# ------------------------------------------------------------ quantities
+def static_number(expr, settings: dict):
+    """The value of an expression of numbers and settings alone, or None: it reads the state, or
+    cannot be computed here (a division by zero, an overflow), which the interpreter reports when
+    it runs. Uses the interpreter's own arithmetic, so the two never disagree."""
+    from .compile import ARITH, NumericError, finite
+
+    if isinstance(expr, m.Num):
+        value = expr.value
+    elif isinstance(expr, m.SettingValue):
+        value = settings.get(expr.name)
+        if value is None:
+            return None
+        value = int(value) if isinstance(value, bool) else value
+    elif isinstance(expr, m.Arith):
+        parts = [static_number(x, settings) for x in expr.parts]
+        if any(x is None for x in parts):
+            return None
+        try:
+            value = ARITH[expr.op](parts)
+        except NumericError:
+            return None
+    else:
+        return None
+    return value if finite(value) else None
+
+
+def _settings_read(expr) -> list[str]:
+    """The settings a static expression (numbers, settings, arithmetic) reads, in order."""
+    if isinstance(expr, m.SettingValue):
+        return [expr.name]
+    if isinstance(expr, m.Arith):
+        return list(dict.fromkeys(name for x in expr.parts for name in _settings_read(x)))
+    return []
+
+
+def quantity_errors(actions: dict, timers: dict, noop_cost, settings: dict, overridden: set | None = None) -> list:
+    """Timer durations and action costs that make no sense under `settings`: a duration that is
+    negative or not a whole number of steps, a negative cost. Only values known before the task
+    runs are judged (numbers, settings and arithmetic over them).
+
+    Returns (path, message, hint) for the file being checked. For a domain (`overridden` None)
+    the path is the setting's default, or the expression itself when it reads no setting; for a
+    problem, only values made by the settings it overrides count, at the path of its setting."""
+    checks = [(["timers", name, "duration"], t.duration, f"the duration of timer '{name}'") for name, t in timers.items()]
+    checks += [(["actions", name, "cost"], a.cost, f"the cost of action '{name}'") for name, a in actions.items()]
+    if noop_cost is not None:
+        checks.append((["noop_cost"], noop_cost, "noop_cost"))
+    out = []
+    for path, expr, what in checks:
+        value = static_number(expr, settings)
+        if value is None:
+            continue
+        duration = path[0] == "timers"
+        shown = int(value) if float(value).is_integer() else value
+        if value < 0:
+            problem = f"is negative ({shown})"
+        elif duration and value != int(value):
+            problem = f"is not a whole number of steps ({shown})"
+        else:
+            continue
+        hint = ("a timer counts whole steps: use a whole number, 0 or more" if duration
+                else "costs are 0 or more: planners and scores add them up")
+        names = _settings_read(expr)
+        if overridden is None:
+            where = ["settings", names[0], "default"] if names else path
+        else:
+            mine = [name for name in names if name in overridden]
+            if not mine:
+                continue
+            where = ["settings", mine[0]]
+        source = f" (computed from the setting{'s' if len(names) > 1 else ''} {', '.join(names)})" if names else ""
+        out.append((where, f"{what} {problem}{source}", hint))
+    return out

@@ -50,12 +50,10 @@ def set_name(path) -> str:
 
 
 def _read_text(path) -> str:
-    if str(path).lower().endswith(".gz"):
-        import gzip
+    """A set file's text, gunzipped for '.gz'; only regular files of bounded size (engine/files.py)."""
+    from .files import read_file_text
 
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            return fh.read()
-    return Path(path).read_text(encoding="utf-8")
+    return read_file_text(path, str(path), "save the problem set as UTF-8 JSON Lines")
 
 
 def _open_for_writing(fd, path):

@@ -8,6 +8,8 @@ number of candidate actions, not the number of ground actions.
 """
 from __future__ import annotations
 
+from .budget import poll
+
 
 class _Node:
     __slots__ = ("actions", "mask", "children")
@@ -27,7 +29,9 @@ def build_tree(actions) -> _Node:
     actions = list(actions)
     counts: dict[int, int] = {}
     fact_lists = []
-    for a in actions:
+    for n, a in enumerate(actions):
+        if not n & 1023:
+            poll()
         facts = []
         bits = a.pre_pos
         while bits:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import model as m
+from .budget import poll
 from .compile import Compiler, Condition, FactTable, GroundEffect, NumericError, finite
 from .errors import GroundplanError, did_you_mean
 from .goals import GoalTracker
@@ -245,14 +246,15 @@ class Task:
                     return
         for i, action in enumerate(actions):  # grounding order, even if some were built earlier on demand
             action.index = i
-        u._actions = actions
-        u._tree = build_tree(actions)
+        tree = build_tree(actions)  # first: a budget that runs out inside it leaves the universe ungrounded, not half
+        u._actions, u._tree = actions, tree
 
     def _make_action(self, u: _Universe, schema: m.ActionSchema, binding: dict) -> GroundAction | None:
         args = tuple(binding[v] for v, _ in schema.params)
         key = (schema.name, args)
         if key in u.cache:
             return u.cache[key]
+        poll()  # grounding is where a huge problem spends its time and memory before any search starts
         pre = u.compiler.condition(schema.precondition, binding)
         action = None
         if pre is not False:

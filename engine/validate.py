@@ -4,14 +4,19 @@ A plan is a list of action strings (the action's text, '(name args)' or 'name ar
 says whether it is valid and, if not, the first failing step and why, in the manner of VAL and
 unified-planning's validator: an unknown action, an inapplicable one (with the failed
 precondition in words), or a plan that ends before the goal holds.
+
+`check_references` holds a problem's stored reference (its `optimal` entry) to the same
+standard: scores divide by the reference cost, so a wrong one silently skews every result.
 """
 from __future__ import annotations
 
+import math
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import Diagnostic, ModelError
-from .files import parse_text
+from .errors import Diagnostic, GroundplanError, ModelError, pointer
+from .files import parse_text, read_file_text
 from .task import State, Task, UnknownAction
 
 VALID = "valid"
@@ -55,29 +60,44 @@ def _num(x):
 
 
 def read_plan(path: str | Path) -> list[str]:
-    """A plan file: a JSON list of strings, or one action per line ('#' and ';' start comments)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelError([Diagnostic(str(path), "", f"cannot read plan: {getattr(exc, 'strerror', None) or exc}")]) from None
+    """A plan file: a JSON list of strings, or one action per line ('#' and ';' start comments).
+
+    A plan that cannot be read (missing, a pipe, not UTF-8) is unusable input, exit status 2;
+    one that is read but is no list of action texts is an invalid plan, exit status 1."""
+    text = read_file_text(path, str(path), "save the plan as UTF-8 text")
     return parse_plan_text(text, str(path))
 
 
 def parse_plan_text(text: str, file: str = "<plan>") -> list[str]:
+    """The action texts of a plan; errors point at the step (`/3` is the fourth) as in a JSON list."""
     stripped = text.strip()
     if stripped.startswith("["):
         data = parse_text(stripped, file)
         if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
             raise ModelError([Diagnostic(file, "", "a JSON plan is a list of action strings")])
-        return data
-    lines = []
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line.startswith(";") or not line:
-            continue
-        lines.append(line)
-    return lines
+        plan = data
+    else:
+        plan = []
+        for line in text.splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line.startswith(";") or not line:
+                continue
+            plan.append(line.replace("\t", " ") if "\t" in line else line)
+    _check_printable(plan, file)
+    return plan
+
+
+def _check_printable(plan: list[str], file: str) -> None:
+    """Refuse control characters in action texts: a NUL or an escape sequence is never part of an
+    action, and passed on it would end up in prompts, logs and terminals."""
+    errors = []
+    for i, step in enumerate(plan):
+        bad = next((ch for ch in step if unicodedata.category(ch) == "Cc"), None)
+        if bad is not None:
+            errors.append(Diagnostic(file, pointer([i]), f"step {i + 1} contains the control character U+{ord(bad):04X}",
+                                     "an action is printable text: remove it"))
+    if errors:
+        raise ModelError(errors)
 
 
 def _joint_step(task: Task, state: State, line: str):
@@ -132,3 +152,137 @@ def validate_plan(task: Task, plan: list[str], state: State | None = None, requi
     if require_goal and not task.is_goal(state):
         return ValidationResult(GOAL_NOT_REACHED, len(plan), cost, None, None, [], state, states)
     return ValidationResult(VALID, len(plan), cost, None, None, [], state, states)
+
+
+# ------------------------------------------------------------ stored references
+def check_references(task: Task) -> list[Diagnostic]:
+    """What is wrong with the problem's stored reference (its `optimal` entry), at JSON pointers
+    under /optimal; empty when it holds.
+
+    The stored plan is replayed: every step must be known and applicable, the goal must hold at
+    the end, and its cost must be the stored `cost` (or, unproven, the `upper_bound`). Costs and
+    bounds must be 0 or more, ordered `lower_bound <= cost <= upper_bound`, whole numbers when
+    every action of the domain costs a whole number, and 0 only when the goal already holds or
+    some action may cost nothing. A run must refuse a problem with any of these, since its scores
+    would be computed against a wrong reference."""
+    entry = task.problem.optimal
+    if not isinstance(entry, dict):
+        return []
+    file = task.problem.file
+    out: list[Diagnostic] = []
+
+    def error(path, message, hint=None):
+        out.append(Diagnostic(file, pointer(["optimal", *path]), message, hint))
+
+    cost, lower, upper = entry.get("cost"), entry.get("lower_bound"), entry.get("upper_bound")
+    plan = entry.get("plan")
+    if entry.get("solvable") is False:
+        for key in ("cost", "upper_bound", "plan"):
+            if entry.get(key) is not None:
+                error(["solvable"], f"the entry says the problem is unsolvable, yet it has a '{key}'",
+                      f"remove '{key}' (and set \"cost\": null), or remove \"solvable\": false")
+                break
+    for key, value in (("cost", cost), ("lower_bound", lower), ("upper_bound", upper)):
+        if value is not None and value < 0:
+            error([key], f"{key} {_num(value)} is negative", "a cost adds up action costs, which are 0 or more")
+    if cost is not None and lower is not None and lower > cost:
+        error(["lower_bound"], f"lower_bound {_num(lower)} is above the cost {_num(cost)}", "a lower bound is at most the optimum")
+    if cost is not None and upper is not None and upper < cost:
+        error(["upper_bound"], f"upper_bound {_num(upper)} is below the cost {_num(cost)}", "an upper bound is at least the optimum")
+    if lower is not None and upper is not None and lower > upper:
+        error(["lower_bound"], f"lower_bound {_num(lower)} is above upper_bound {_num(upper)}", "one of the two bounds is wrong")
+    integral, positive = _cost_profile(task)
+    goal_at_start = None
+    for key, value in (("cost", cost), ("upper_bound", upper)):
+        if value is None or value < 0:
+            continue
+        if integral and not float(value).is_integer():
+            error([key], f"{key} {value} is not a whole number, but every action of this domain costs a whole number",
+                  "store the cost of the plan as the replay computes it")
+        elif value == 0 and positive:
+            if goal_at_start is None:
+                goal_at_start = task.is_goal(task.initial_state())
+            if not goal_at_start:
+                error([key], f"{key} 0, but the goal does not hold in the initial state and every action costs more than 0",
+                      "store the cost of a plan that reaches the goal")
+    if plan is not None:
+        _check_plan(task, entry, plan, error)
+    return out
+
+
+def _check_plan(task: Task, entry: dict, plan: list, error) -> None:
+    """Replay the stored plan and compare its cost with the stored one."""
+    try:
+        _check_printable(plan, task.problem.file)
+        result = validate_plan(task, plan)
+    except ModelError as exc:
+        for d in exc.diagnostics:
+            error(["plan", *d.pointer.split("/")[1:]], d.message, d.hint)
+        return
+    except GroundplanError as exc:  # e.g. a division by zero while replaying
+        error(["plan"], f"replaying the stored plan fails: {exc}")
+        return
+    if not result.valid:
+        if result.status == GOAL_NOT_REACHED:
+            error(["plan"], f"all {result.steps} steps of the stored plan apply, but the goal does not hold at the end",
+                  "store a plan that reaches the goal")
+        else:
+            what = "unknown" if result.status == UNKNOWN_ACTION else "not applicable"
+            why = ": " + "; ".join(result.reasons) if result.reasons else ""
+            error(["plan", result.failed_step - 1], f"step {result.failed_step} '{result.action}' is {what}{why}",
+                  "store a plan that the interpreter replays, e.g. with groundplan plan --store")
+        return
+    max_steps = task.problem.max_steps
+    if max_steps is not None and result.steps > max_steps:
+        error(["plan"], f"the stored plan has {result.steps} steps, more than max_steps ({max_steps})",
+              "store a plan within the step limit, or raise max_steps")
+    key = "cost" if entry.get("cost") is not None else "upper_bound" if entry.get("upper_bound") is not None else None
+    if key is not None and not _same(result.cost, entry[key]):
+        error([key], f"{key} is {_num(entry[key])}, but the stored plan costs {_num(result.cost)}",
+              f"set it to {_num(result.cost)}, or store the plan it belongs to")
+    lower = entry.get("lower_bound")
+    if lower is not None and result.cost < lower and not _same(result.cost, lower):
+        error(["lower_bound"], f"lower_bound {_num(lower)} is above the cost of the stored plan ({_num(result.cost)})",
+              "a plan can never cost less than a proven lower bound: one of them is wrong")
+
+
+def _same(a, b) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _cost_profile(task: Task) -> tuple[bool, bool]:
+    """(every action costs a whole number, every action costs more than 0), as far as the cost
+    expressions tell before the task runs: a cost that reads the state counts as possibly
+    fractional (unless built from whole numbers) and possibly 0."""
+    from .parse import static_number
+
+    integral, positive = True, True
+    for action in task.domain.actions.values():
+        value = static_number(action.cost, task.settings)
+        if value is None:
+            positive = False
+            integral = integral and _whole(action.cost, task)
+        else:
+            positive = positive and value > 0
+            integral = integral and float(value).is_integer()
+    return integral, positive
+
+
+def _whole(expr, task: Task) -> bool:
+    """The expression can only take whole-number values."""
+    from . import model as m
+
+    if isinstance(expr, m.Num):
+        return float(expr.value).is_integer()
+    if isinstance(expr, m.SettingValue):
+        return float(task.settings.get(expr.name, 0.5)).is_integer()
+    if isinstance(expr, m.FluentTerm):
+        fluent = task.domain.fluents.get(expr.name)
+        return fluent is not None and fluent.kind == "int"
+    if isinstance(expr, m.Arith):
+        return expr.op != "/" and all(_whole(x, task) for x in expr.parts)
+    if isinstance(expr, m.IfExpr):
+        return _whole(expr.then, task) and _whole(expr.otherwise, task)
+    if isinstance(expr, m.Sum):
+        return _whole(expr.value, task)
+    return isinstance(expr, m.Count)

@@ -21,7 +21,27 @@ PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "explore", "prove", "tsp", 
 
 def solve(task, planner: str = "auto", heuristic: str | None = None, weight: float = 2.0, time_limit: float | None = None,
           memory_limit: float | None = None, start=None, symmetry: bool = True) -> PlanResult:
-    """Plan for `task` from `start` (default: its initial state). Never raises for unsupported features."""
+    """Plan for `task` from `start` (default: its initial state). Never raises for unsupported features.
+
+    The limits cover everything the planner does, grounding and building heuristics included
+    (engine.budget): a problem too large to ground within them ends in `timeout` or `memout`."""
+    import time
+
+    from engine.budget import limited
+    from engine.errors import ResourceLimit
+
+    began = time.perf_counter()
+    try:
+        with limited(time_limit or None, memory_limit):
+            return _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, symmetry)
+    except (ResourceLimit, MemoryError) as exc:
+        status = exc.status if isinstance(exc, ResourceLimit) else MEMOUT
+        reason = str(exc) if isinstance(exc, ResourceLimit) else "out of memory (MemoryError)"
+        return PlanResult(TIMEOUT if status == TIMEOUT else MEMOUT, planner, seconds=time.perf_counter() - began,
+                          reason=f"stopped before a plan was found: {reason}")
+
+
+def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, symmetry) -> PlanResult:
     from . import heuristics as H
     from .search import best_first, breadth_first, unit_costs
 

@@ -27,13 +27,28 @@ from . import PLANNERS
 @handles_errors
 def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json, store, symmetry, polish):
     """Compute a plan; optimal planners prove their cost (status solved-optimal)."""
+    import time
+
+    from engine.budget import alarm, cap_address_space
+    from engine.errors import ResourceLimit
     from engine.task import Task
 
-    from . import solve
+    from . import PlanResult, solve
 
-    task = Task.load(problem)
-    result = solve(task, planner=planner, heuristic=heuristic, weight=weight, time_limit=time_limit,
-                   memory_limit=memory_limit, symmetry=symmetry)
+    began = time.perf_counter()
+    cap_address_space(memory_limit)  # loading is bounded too: a JSON parse cannot poll a budget
+    try:
+        with alarm(time_limit):  # the limits cover loading and grounding, not only the search
+            task = Task.load(problem)
+            left = None if time_limit is None else max(time_limit - (time.perf_counter() - began), 1e-3)
+            result = solve(task, planner=planner, heuristic=heuristic, weight=weight, time_limit=left,
+                           memory_limit=memory_limit, symmetry=symmetry)
+    except (ResourceLimit, MemoryError) as exc:
+        status = exc.status if isinstance(exc, ResourceLimit) else "memout"
+        reason = str(exc) if isinstance(exc, ResourceLimit) else "out of memory while loading the problem"
+        result = PlanResult(status, planner, seconds=time.perf_counter() - began, reason=f"stopped while loading: {reason}")
+        task = None
+        store = polish = None
     if polish:
         from .windows import polish as polish_plan
 

@@ -28,6 +28,10 @@ class Oracle:
         result = self._search(state)
         return self._cost.get(state) if result is not None else None
 
+    def known_cost(self, state) -> float | None:
+        """The cost from `state` if a search has already settled it (no new search)."""
+        return self._cost.get(state)
+
     def plan(self, state) -> list | None:
         """An optimal plan (ground actions) from `state`, or None."""
         if state not in self._plan and self._search(state) is None:

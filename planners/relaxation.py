@@ -18,6 +18,7 @@ Temporal goals and lifted (ungrounded) tasks are not relaxed: `unsupported()` sa
 """
 from __future__ import annotations
 
+from engine.budget import poll
 from engine.compile import Condition, GroundEffect, set_bits
 from engine.successors import build_tree
 
@@ -76,7 +77,9 @@ class Relaxation:
         self.timer_due: dict[int, int] = {}  # tid -> its 'due' pseudo-fact (scheduled for running timers)
         pending = []
         self.counters = self._find_counters(u.actions)
-        for action in u.actions:
+        for n, action in enumerate(u.actions):
+            if not n & 1023:
+                poll()
             if action.actor is not None and action.actor in task.idle:
                 continue  # an idle agent never acts: its actions would only mislead the estimates
             cost = action.cost if not callable(action.cost) else 0  # state-dependent cost: 0 keeps it admissible

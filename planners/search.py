@@ -8,6 +8,8 @@ from __future__ import annotations
 import heapq
 import math
 
+from engine.budget import poll
+
 from .limits import Limits
 from .result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
 from .transitions import Transitions, label_text
@@ -121,6 +123,7 @@ def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, 
                 continue
             if is_dead(child):
                 continue
+            poll()  # one evaluation can take long (h_max on 180,000 actions: 0.25 s)
             h2 = h(child)
             if h2 == math.inf:
                 continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import math
 
+from engine.budget import poll
 from engine.successors import build_tree
 
 from .limits import Limits
@@ -55,7 +56,12 @@ def strips_view(task) -> StripsView | None:
     goal = task._goal_for(u)
     if goal is False or (goal is not True and goal.test is not None):
         return None
-    return StripsView(task, [Op(a) for a in u.actions], goal)
+    ops = []
+    for a in u.actions:
+        if not len(ops) & 1023:
+            poll()
+        ops.append(Op(a))
+    return StripsView(task, ops, goal)
 
 
 def _successors(tree, s):
@@ -166,6 +172,7 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
             g2 = g + op.cost
             if g2 >= best_g.get(t, math.inf):
                 continue
+            poll()  # one evaluation can take long (h_max on 180,000 actions: 0.25 s)
             h2 = h(t)
             if h2 == math.inf:
                 continue
