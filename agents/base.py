@@ -67,7 +67,7 @@ class Observation:
             return self._feedback_template.replace("{feedback}", self.feedback)
         from engine.loader import world_module
 
-        own = world_module(self.task.domain.name, "text")
+        own = world_module(self.task.domain, "text")
         if own is not None and hasattr(own, "observation"):
             text = own.observation(self.task, self.state)
         else:

@@ -47,7 +47,7 @@ def interpret(task, state, text: str, loop: dict) -> Decision:
     does with its reference's own grammar, tools and error messages."""
     from engine.loader import world_module
 
-    own = world_module(task.domain.name, "replies")
+    own = world_module(task.domain, "replies")
     if own is not None:
         return own.interpret(task, state, text, loop)
     raw = (text or "").strip()

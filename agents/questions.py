@@ -16,13 +16,12 @@ without the module has none, and nothing here changes its episodes.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 
-@functools.lru_cache(maxsize=32)
-def world_questions(world: str):
-    """The world's questions module, or None."""
+def world_questions(world):
+    """The questions module of a loaded domain's world (or of an installed world named by its
+    folder), or None."""
     from engine.loader import world_module
 
     return world_module(world, "questions")
@@ -50,7 +49,7 @@ class Question:
 
 
 def question_for(task) -> Question | None:
-    module = world_questions(task.domain.name)
+    module = world_questions(task.domain)
     if module is None:
         return None
     kind = module.kind(task)

@@ -2,8 +2,8 @@
 
 `load_domain` and `load_problem` accept a path (JSON or YAML) or already-parsed data. Problems
 name their domain by a path relative to the problem file or by the name of a shipped domain
-(`resolve_domain_reference`; never relative to the working directory, whose files a problem
-should not be able to swap in). Domains are cached per file, so a run over hundreds of problems
+(`resolve_domain_reference`; never relative to the working directory, whose stray files must
+not replace the world a problem names). Domains are cached per file, so a run over hundreds of problems
 parses its domain once. A domain's Python plug-ins belong to the installed world whose folder
 holds its file, never to whatever name the file claims (`plugin_world`, `world_module`).
 """
@@ -587,6 +587,10 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
     if overridden:  # the domain's own values were checked with it; here those the problem changes
         for where, message, hint in quantity_errors(domain.actions, domain.timers, domain.noop_cost, settings, overridden):
             c.error(where, message, hint)
+    if "optimal" in data:  # the stored reference on its face; engine.validate.check_references replays it
+        from .validate import optimal_entry_errors
+
+        c.diagnostics.extend(optimal_entry_errors(data["optimal"], file))
     c.raise_if_any()
     return m.Problem(
         name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,

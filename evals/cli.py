@@ -6,7 +6,10 @@
     plan-eval problems/async/*.json --out runs/a --resume  # continue an interrupted run
     plan-eval report runs/a [runs/b]                       # rebuild the tables, or compare two runs
 
-Exit codes: 0 every problem ran; 1 some problem could not be loaded (the others ran); 2 usage.
+Exit codes: 0 every episode ran and was scored; 1 some problem could not be loaded, or some
+episode could not be scored (`metric-error`) or killed its worker twice (`worker-died`): the others
+ran; 2 usage; 3 the run folder could not be written (disk full, read-only): what was written is
+kept, and --resume continues once the cause is gone; 130 interrupted (--resume continues too).
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import click
 from engine.cli import handles_errors
 
 FORMATS = ("table", "json", "csv")
+EXIT_STOPPED = 3  # the run folder could not be written
 AGENT_NAMES = ("oracle", "random", "replay", "llm")
 
 
@@ -60,10 +64,25 @@ def _emit(summary: dict, fmt: str, folder: Path | None) -> None:
 
 def _write_summaries(folder: Path, summary: dict) -> None:
     from . import summary as S
+    from .store import write_text
 
-    (folder / "summary.md").write_text(S.markdown(summary))
-    (folder / "summary.csv").write_text(S.to_csv(summary))
-    (folder / "summary.json").write_text(S.to_json(summary) + "\n")
+    write_text(folder / "summary.md", S.markdown(summary))
+    write_text(folder / "summary.csv", S.to_csv(summary))
+    write_text(folder / "summary.json", S.to_json(summary) + "\n")
+
+
+def _stopped(exc, folder: Path) -> None:
+    """A run folder that could not be written: what happened, what is kept, how to go on."""
+    from . import store
+
+    try:
+        kept = len(store.scan(folder).rows)
+    except OSError:
+        kept = 0
+    done = f"the {kept} episode(s) in {folder / store.EPISODES} are kept" if kept else "no episode had been written yet"
+    click.echo(f"error: {exc}.\nThe run stopped; {done}. {exc.remedy}, then continue the run with the same command and "
+               f"--out {folder} --resume", err=True)
+    sys.exit(EXIT_STOPPED)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -78,6 +97,10 @@ def _write_summaries(folder: Path, summary: dict) -> None:
                    "(PPNL: naive-10, naive-15, action-effect); an unknown name is refused before the run")
 @click.option("--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
 @click.option("--temperature", type=float, default=None, help="LLM sampling temperature (default 0.7, as Robotouille).")
+@click.option("--llm-timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds to wait for each LLM request (default 60); --episode-time also cuts a request short.")
+@click.option("--llm-retries", type=click.IntRange(0), default=None,
+              help="Retries of an LLM request after a rate limit, timeout, connection error or 5xx (default 4).")
 @click.option("--plans", type=click.Path(exists=True), help="Plan file or folder for --agent replay.")
 @click.option("--out", type=click.Path(file_okay=False), help="Run folder (default: runs/plan-eval-DATE-TIME).")
 @click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True, help="Episodes in parallel processes.")
@@ -88,6 +111,10 @@ def _write_summaries(folder: Path, summary: dict) -> None:
 @click.option("--max-steps", type=click.IntRange(1), help="Step cap for every episode (overrides the factor).")
 @click.option("--max-steps-factor", type=float, help="Step cap = ceil(F x reference cost); default: the world's (1.5 for the kitchen).")
 @click.option("--episode-time", type=float, help="Wall-clock seconds per episode.")
+@click.option("--episode-memory", type=click.FloatRange(min=1), metavar="MB",
+              help="Memory per episode: episodes run in worker processes (even with --workers 1) whose address space "
+                   "may grow this much beyond their size at start; an episode or grounding that does not fit ends as "
+                   "memout, not the run. Linux.")
 @click.option("--budget", help="A world's named step budget (its prompts.yaml loop.budgets), e.g. Plancraft's 'paper' "
                                "(80 actions, stuck after 10, 3 tool turns in a row) or 'current' (30 turns of any kind).")
 @click.option("--steps-to-go-time", type=float, default=10.0, show_default=True,
@@ -97,8 +124,8 @@ def _write_summaries(folder: Path, summary: dict) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
 @handles_errors
-def run(problems, agents, model, strategy, api_base, temperature, plans, out, workers, concurrency, resume, seed, max_steps,
-        max_steps_factor, episode_time, budget, steps_to_go_time, observations, fmt, plot):
+def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, plans, out, workers, concurrency,
+        resume, seed, max_steps, max_steps_factor, episode_time, episode_memory, budget, steps_to_go_time, observations, fmt, plot):
     """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
     from engine.errors import GroundplanError
     from engine.problemsets import expand
@@ -113,19 +140,32 @@ def run(problems, agents, model, strategy, api_base, temperature, plans, out, wo
         raise GroundplanError("--resume continues the run in --out DIR: give the folder of the interrupted run")
     if "replay" in agents and not plans:
         raise GroundplanError("--agent replay needs --plans FILE_OR_FOLDER")
-    llm_options = {} if temperature is None else {"temperature": temperature}
+    # only what the user gave, so a run folder made before an option existed resumes with the same command
+    given = {"temperature": temperature, "timeout": llm_timeout, "max_retries": llm_retries}
+    llm_options = {name: value for name, value in given.items() if value is not None}
     specs = R.agent_specs(agents or ("oracle", "random"), model=model, strategy=strategy, plans=plans, api_base=api_base,
                           llm_options=llm_options)
     folder = Path(out) if out else Path("runs") / time.strftime("plan-eval-%Y%m%d-%H%M%S")
+    if episode_memory is not None:
+        from .pool import supports_memory_limit
+
+        if not supports_memory_limit():
+            raise GroundplanError("--episode-memory needs Linux (its per-process address-space limit); run without it")
     settings = R.Settings(seed=seed, max_steps=max_steps, max_steps_factor=max_steps_factor, episode_seconds=episode_time,
-                          steps_to_go_time=steps_to_go_time, record_observations=observations, budget=budget)
+                          steps_to_go_time=steps_to_go_time, record_observations=observations, budget=budget,
+                          episode_memory=episode_memory)
+    from .store import StoreError
+
     try:
-        rows, errors = R.execute(refs, specs, settings, folder, workers=workers, resume=resume, concurrency=concurrency)
+        rows, errors = R.execute(refs, specs, settings, folder, workers=workers, resume=resume, concurrency=concurrency,
+                                 say=lambda text: click.echo(text, err=True))
+        summary = summarise(rows)
+        _write_summaries(folder, summary)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished episodes are kept in {folder}; continue with --out {folder} --resume", err=True)
         sys.exit(130)
-    summary = summarise(rows)
-    _write_summaries(folder, summary)
+    except StoreError as exc:
+        _stopped(exc, folder)
     if plot:
         from .plots import write_plots
 
@@ -139,6 +179,15 @@ def run(problems, agents, model, strategy, api_base, temperature, plans, out, wo
         click.echo(f"\n{len(seen)} problem(s) could not be loaded and were skipped:", err=True)
         for ref, message in seen.items():
             click.echo(f"  {message}", err=True)
+    unscored = [r for r in rows if r.get("outcome") in R.UNSCORED]
+    if unscored:
+        click.echo(f"\n{len(unscored)} episode(s) could not be scored or run to the end (their lines in "
+                   f"{folder / 'episodes.jsonl'} say why, in 'error'):", err=True)
+        for r in sorted(unscored, key=lambda r: r["id"])[:20]:
+            click.echo(f"  {r['id']}: {r['outcome']}: {r.get('error')}", err=True)
+        if len(unscored) > 20:
+            click.echo(f"  ... and {len(unscored) - 20} more", err=True)
+    if errors or unscored:
         sys.exit(1)
 
 
@@ -158,7 +207,12 @@ def report(runs, fmt, plot):
         raise GroundplanError("report takes one run folder, or two to compare")
     summaries = []
     for folder in map(Path, runs):
-        rows = store.read_episodes(folder)
+        found = store.scan(folder)
+        rows = found.rows
+        if found.unreadable:
+            click.echo(f"warning: {folder / store.EPISODES}: {found.unreadable} line(s) could not be read and are left out "
+                       f"of the tables ({_unreadable(found)}); `plan-eval ... --out {folder} --resume` moves them to "
+                       f"{store.REJECTED} and runs their episodes again", err=True)
         if not rows:
             raise GroundplanError(f"{folder}: no episodes.jsonl with episodes in it")
         summaries.append((folder, rows, summarise(rows)))
@@ -179,6 +233,15 @@ def report(runs, fmt, plot):
         click.echo(table(merged, ("agent", "problem_set", "episodes A", "episodes B", "success_rate A", "success_rate B",
                                   "mean_optimality A", "mean_optimality B", "invalid_actions A", "invalid_actions B",
                                   "cost_usd A", "cost_usd B")))
+
+
+def _unreadable(found) -> str:
+    where = [f"line {n}: {why}" for n, _, why in found.bad[:3]]
+    if len(found.bad) > 3:
+        where.append("...")
+    if found.torn.strip():
+        where.append("a torn last line")
+    return "; ".join(where)
 
 
 def _compare(a: list[dict], b: list[dict]) -> list[dict]:

@@ -7,17 +7,32 @@ the same episodes, and `--resume` can skip what is already written.
 Jobs go to the workers problem by problem (every agent's episode of one problem in one batch), so
 a problem is loaded and grounded once per worker however many agents are compared: grounding is
 most of an episode's time in worlds of many small problems (GRASP: about 28 of 32 ms).
+
+One episode cannot sink the run: whatever an agent, a world's metrics plug-in or a resource limit
+does to an episode becomes that episode's outcome (`agent-error`, `metric-error`, `memout`,
+`time-limit`), with its message in `error`, on a line the summary counts like any other; a worker
+process that dies is replaced and its episodes re-run (`evals.pool`), and an episode whose worker
+died twice ends as `worker-died`.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
 import sys
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import store
+from .metrics import METRIC_ERROR
+
+# outcomes the harness gives (the agents' own are in agents.loop)
+AGENT_ERROR = "agent-error"  # the agent could not be made, or failed outside the step loop
+MEMOUT = "memout"  # the episode (or its problem's grounding) did not fit --episode-memory
+TIME_LIMIT = "time-limit"  # the engine stopped loading the problem as too long (as agents.loop scores a timeout)
+WORKER_DIED = "worker-died"  # the worker process running the episode died twice
+UNSCORED = (METRIC_ERROR, WORKER_DIED)  # the run's numbers miss these episodes' scores: exit code 1
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,7 @@ class Settings:
     steps_to_go_time: float | None = 10.0
     record_observations: bool | None = None
     budget: str | None = None  # a named variant of the world's loop rules (Plancraft: paper or current)
+    episode_memory: float | None = None  # MB of address space per episode (worker), beyond the worker's size at start
 
 
 def episode_id(label: str, ref: str) -> str:
@@ -88,10 +104,13 @@ def problem_set(ref: str) -> str:
 
 def difficulty(task) -> str:
     """The problem's own `metadata.difficulty`, else a bin of its reference cost."""
-    meta = task.problem.metadata or {}
+    return _difficulty(task.problem.metadata, task.problem.optimal)
+
+
+def _difficulty(meta: dict | None, entry: dict | None) -> str:
+    meta, entry = meta or {}, entry or {}
     if meta.get("difficulty") is not None:
         return str(meta["difficulty"])
-    entry = task.problem.optimal or {}
     if entry.get("solvable") is False:
         return "unsolvable"
     cost = entry.get("cost") if entry.get("cost") is not None else entry.get("upper_bound")
@@ -110,38 +129,110 @@ def _task(ref: str):
     return Task.load(ref)
 
 
+def forget_tasks() -> None:
+    """Drop the grounded problems a worker keeps: under --episode-memory, a problem's grounding
+    counts toward the limit of the episodes on it, not of those on the next problem."""
+    import gc
+
+    _task.cache_clear()
+    gc.collect()
+
+
 def steps_to_go_time(task, settings: Settings) -> float | None:
     """The run's budget for proving a failure's steps-to-go, or 0 when the world's metrics plug-in
     says the measure does not apply to it (`STEPS_TO_GO = False`: GRASP, whose episodes end at a
     fixed budget and are ranked by score; there the search cost about 0.5 s per failed episode)."""
     from .metrics import plugin
 
-    module = plugin(task.domain.name)
+    module = plugin(task.domain)
     if module is not None and getattr(module, "STEPS_TO_GO", True) is False:
         return 0
     return settings.steps_to_go_time
 
 
 def run_job(job: tuple) -> dict:
-    """One episode (in a worker process or thread): a line for episodes.jsonl, or a load error."""
+    """One episode (in a worker process or thread): a line for episodes.jsonl, or a load error.
+
+    Never raises: what goes wrong in the episode is its outcome (see the module docstring)."""
     ref, spec, settings = job
-    from agents import Limits, run_episode
-    from engine.errors import GroundplanError
-
-    from .metrics import episode_row
-
     eid = episode_id(spec.label, ref)
+    task, stage = None, AGENT_ERROR
     try:
-        task = _task(ref)
-    except GroundplanError as exc:
-        return {"id": eid, "load_error": str(exc), "problem_ref": ref}
-    seed = episode_seed(settings.seed, spec.label, ref)
-    limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, settings.budget)
-    episode = run_episode(task, spec.make(), limits, seed=seed, record_observations=settings.record_observations)
-    row = episode_row(task, episode, steps_to_go_time(task, settings))
-    row.update(id=eid, problem_ref=ref, problem_set=problem_set(ref), difficulty=difficulty(task), agent_label=spec.label,
-               seed=seed, world=task.domain.name)
+        from agents import Limits, run_episode
+        from engine.errors import GroundplanError, ResourceLimit
+
+        from .metrics import episode_row
+
+        try:
+            task = _task(ref)
+        except (ResourceLimit, MemoryError):
+            raise
+        except GroundplanError as exc:
+            return {"id": eid, "load_error": str(exc), "problem_ref": ref}
+        except Exception as exc:  # a bug the problem triggers in the engine: the problem is reported, the run goes on
+            return {"id": eid, "load_error": f"{ref}: could not be loaded ({type(exc).__name__}: {exc})", "problem_ref": ref}
+        seed = episode_seed(settings.seed, spec.label, ref)
+        limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, settings.budget)
+        episode = run_episode(task, spec.make(), limits, seed=seed, record_observations=settings.record_observations)
+        if episode.outcome in (AGENT_ERROR, MEMOUT) and "MemoryError" in (episode.error or ""):
+            episode.outcome, episode.error = MEMOUT, _memout_message(settings)  # say which limit it was
+        stage = METRIC_ERROR
+        to_go = 0 if episode.outcome == MEMOUT else steps_to_go_time(task, settings)
+        row = episode_row(task, episode, to_go)
+        row.update(id=eid, problem_ref=ref, problem_set=problem_set(ref), difficulty=difficulty(task), agent_label=spec.label,
+                   seed=seed, world=task.domain.name)
+        return row
+    except MemoryError:
+        return failed_row(job, MEMOUT, _memout_message(settings, loading=task is None), task)
+    except Exception as exc:
+        from engine.errors import ResourceLimit
+
+        if isinstance(exc, ResourceLimit):  # 'memout' or 'timeout', named as the step loop names them
+            return failed_row(job, TIME_LIMIT if exc.status == "timeout" else MEMOUT, str(exc), task)
+        where = "the world's metrics" if stage == METRIC_ERROR else "the agent"
+        return failed_row(job, stage, f"{where} failed: {type(exc).__name__}: {exc}", task)
+
+
+def _memout_message(settings: Settings, loading: bool = False) -> str:
+    what = "loading and grounding the problem" if loading else "the episode"
+    within = f" within --episode-memory {settings.episode_memory:g} MB" if settings.episode_memory else ""
+    return f"{what} ran out of memory (MemoryError){within}"
+
+
+def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
+    """The line of an episode that could not run or be scored: a failed episode with the core
+    fields the summary reads, its outcome and, in `error`, why. `unscored` tells the summary it
+    has none of its world's own metrics."""
+    from agents.loop import Episode, reference
+
+    ref, spec, settings = job
+    cost, proven, solvable = reference(task) if task is not None else (None, False, None)
+    name = task.problem.name if task is not None else ref.rsplit("#", 1)[-1]
+    try:
+        from agents.llm.redact import redact
+
+        message = redact(message)
+    except Exception:  # redaction is a courtesy here: the message names no key of ours
+        pass
+    row = Episode(problem=name, file=ref, agent=spec.name, success=False, outcome=outcome, steps=0, cost=0.0, max_steps=0,
+                  reference_cost=cost, reference_proven=proven, solvable=solvable, error=message).to_json()
+    if task is not None:
+        level, world = difficulty(task), task.domain.name
+    else:
+        world = None
+        try:
+            data = store.problem_data(ref)[0]
+            level = _difficulty(data.get("metadata"), data.get("optimal"))
+        except Exception:
+            level = "unknown"
+    row.update(id=episode_id(spec.label, ref), problem_ref=ref, problem_set=problem_set(ref), difficulty=level, agent_label=spec.label,
+               seed=episode_seed(settings.seed, spec.label, ref), world=world, unscored=True)
     return row
+
+
+def worker_died_row(job: tuple, reason: str) -> dict:
+    """The line of an episode given up after its worker died twice (`evals.pool` says why)."""
+    return failed_row(job, WORKER_DIED, reason)
 
 
 def run_batch(jobs: list, threads: int = 1) -> list[dict]:
@@ -254,61 +345,76 @@ def _comparable(m: dict) -> dict:
     return {"agents": m.get("agents"), "settings": settings, "problems": m.get("problems")}
 
 
-NEW_SETTINGS = ("budget",)  # settings newer than some run folders
+NEW_SETTINGS = ("budget", "episode_memory")  # settings newer than some run folders
 
 
 def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder: Path, workers: int = 1, resume: bool = False,
-            concurrency: int = 1) -> tuple[list[dict], list[dict]]:
-    """Run every (agent, problem) episode not yet in `folder`; returns (episode rows, load errors)."""
+            concurrency: int = 1, say=None) -> tuple[list[dict], list[dict]]:
+    """Run every (agent, problem) episode not yet in `folder`; returns (episode rows, load errors).
+
+    `say(text)` is told what the repair of a resumed run's episodes.jsonl did. Episodes run in this
+    process, unless there are several workers or a memory limit (which needs a process to bound)."""
     from engine.errors import GroundplanError
 
+    say = say or (lambda text: print(text, file=sys.stderr))
     new = manifest(folder, refs, specs, settings)
     check_agents(specs, new["domains"])
-    folder.mkdir(parents=True, exist_ok=True)
+    with store.writing(folder):
+        folder.mkdir(parents=True, exist_ok=True)
     old_path = folder / store.MANIFEST
     if old_path.exists() and (folder / store.EPISODES).exists() and store.read_episodes(folder):
         import json
 
-        old = json.loads(old_path.read_text())
+        try:
+            old = json.loads(old_path.read_text())
+        except (OSError, ValueError) as exc:
+            raise GroundplanError(f"{old_path} cannot be read ({exc}), so the run cannot be checked before resuming it: "
+                                  "restore the file, or choose another --out") from None
         if not resume:
             raise GroundplanError(f"{folder} already holds a run: continue it with --resume, or choose another --out")
         if _comparable(old) != _comparable(new):
             raise GroundplanError(f"{folder} holds a run with other agents, settings or problems: it cannot be resumed with these; "
                                   "choose another --out")
     store.write_json(old_path, new)
-    done = {row["id"] for row in store.read_episodes(folder, repair=True)}
+    found = store.repair_episodes(folder)
+    _tell_repair(found, folder, say)
+    done = {row["id"] for row in found.rows}
     jobs = [(ref, spec, settings) for ref in refs for spec in specs if episode_id(spec.label, ref) not in done]
     progress = Progress(len(jobs))
     writer = store.EpisodeWriter(folder)
     errors: list[dict] = []
     threads = max(1, concurrency)
     try:
-        if workers <= 1:
+        if workers <= 1 and not settings.episode_memory:
             for batch in batches(jobs, threads):
                 for row in run_batch(batch, threads):
                     _take(row, writer, progress, errors)
         else:
-            import multiprocessing
+            from .pool import Pool
 
-            context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                pending = set()
-                for batch in batches(jobs, threads, workers):  # keep at most 2 batches per worker in flight
-                    pending.add(pool.submit(run_batch, batch, threads))
-                    if len(pending) >= 2 * workers:
-                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in finished:
-                            for row in future.result():
-                                _take(row, writer, progress, errors)
-                for future in pending:
-                    for row in future.result():
-                        _take(row, writer, progress, errors)
+            pool = Pool(workers, run_job, key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row,
+                        memory_mb=settings.episode_memory, threads=threads,
+                        after_batch=forget_tasks if settings.episode_memory else None)
+            with closing(pool.run(batches(jobs, threads, workers))) as rows:
+                for row in rows:
+                    _take(row, writer, progress, errors)
     finally:
-        writer.close()
-        progress.close()
+        try:
+            writer.close()
+        finally:
+            progress.close()
     wanted = {episode_id(s.label, ref) for s in specs for ref in refs}  # once: inside the filter it cost O(rows x refs)
     rows = [r for r in store.read_episodes(folder) if r["id"] in wanted]
     return rows, errors
+
+
+def _tell_repair(found, folder: Path, say) -> None:
+    if found.torn:
+        say(f"{folder / store.EPISODES}: cut a torn last line (a kill during a write); its episode runs again")
+    if found.bad:
+        lines = ", ".join(str(n) for n, _, _ in found.bad[:10]) + (" ..." if len(found.bad) > 10 else "")
+        say(f"{folder / store.EPISODES}: {len(found.bad)} unreadable line(s) (line {lines}: {found.bad[0][2]}) moved to "
+            f"{folder / store.REJECTED}; their episodes run again, the {len(found.rows)} good ones are kept")
 
 
 def _take(row: dict, writer, progress: Progress, errors: list) -> None:

@@ -74,12 +74,18 @@ def _difficulty_order(item):
 
 
 def _plugin_columns(rows: list[dict]) -> dict:
+    """A world's own summary columns, over the lines its plug-in scored (not those `unscored`: a
+    metric-error, memout or dead worker has none of its fields). A plug-in that raises costs its
+    columns, which then say why, not the summary."""
     worlds = {r.get("world") for r in rows}
     out = {}
     for world in sorted(w for w in worlds if w):
         module = plugin(world)
         if module is not None and hasattr(module, "summary_metrics"):
-            out.update(module.summary_metrics([r for r in rows if r.get("world") == world]) or {})
+            try:
+                out.update(module.summary_metrics([r for r in rows if r.get("world") == world and not r.get("unscored")]) or {})
+            except Exception as exc:
+                out[f"{world}_metrics_error"] = f"{type(exc).__name__}: {exc}"
     return out
 
 

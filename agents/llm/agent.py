@@ -7,13 +7,28 @@ plan is followed by a new one, from where it stopped, with the reason), and a `s
 replaces the generic conversation by the benchmark's own few-shot text (`agents/llm/shots.py`).
 A reply that cannot be read is re-prompted with feedback that says what was missing; the loop
 bounds and counts re-prompts as the world's profile says.
+
+A reply is read whole, but what is kept of it (the answer in the trajectory, the reasoning, and
+what later prompts repeat to the model) is cut at `max_reply_chars` (20,000) with a note saying
+so: a runaway reply of megabytes would otherwise be stored several times and sent back on every
+later request. Model calls end at the episode's deadline (`Agent.deadline`); a call that fails
+leaves what it spent on the exception (`spent`, a Reply) for the loop to account.
 """
 from __future__ import annotations
 
 from ..base import Agent, Observation, Reply
 from ..profile import profile_for
 from . import parse, prompts, shots
-from .client import Client
+from .client import Client, Completion, ModelCallError
+
+MAX_REPLY_CHARS = 20_000
+
+
+def cut(text: str, limit: int | None) -> str:
+    """`text`, or its first `limit` characters and a line saying how much there was."""
+    if limit is None or text is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... reply cut: {len(text):,} characters, kept the first {limit:,}]"
 
 
 class LLMAgent(Agent):
@@ -22,8 +37,8 @@ class LLMAgent(Agent):
     def __init__(self, model: str, strategy: str = "react", api_base: str | None = None, api_key: str | None = None,
                  temperature: float = 0.7, max_tokens: int | None = None, system_prompt: str | None = None,
                  examples: list[str] | None = None, cache_dir: str | None = None, no_cache: bool = False,
-                 timeout: float = 120.0, max_retries: int = 5, backoff: float = 1.0, concurrency: int = 8,
-                 history: str | None = None):
+                 timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0, concurrency: int = 8,
+                 history: str | None = None, max_reply_chars: int | None = MAX_REPLY_CHARS):
         from ..profile import check_strategy
 
         check_strategy(strategy)
@@ -32,6 +47,13 @@ class LLMAgent(Agent):
         self.trials = None
         self.temperature, self.max_tokens = temperature, max_tokens
         self.system_prompt, self.examples, self.history_mode = system_prompt, examples, history
+        if max_reply_chars is not None and (isinstance(max_reply_chars, bool) or not isinstance(max_reply_chars, int)
+                                            or max_reply_chars < 1):
+            from engine.errors import GroundplanError
+
+            raise GroundplanError(f"max_reply_chars is a whole number >= 1 (or None: keep replies whole), not {max_reply_chars!r}")
+        self.max_reply_chars = max_reply_chars
+        self._asked: dict[str, int] = {}
         params = {"temperature": temperature}
         if max_tokens is not None:
             params["max_tokens"] = max_tokens
@@ -57,12 +79,14 @@ class LLMAgent(Agent):
             # the world builds the opening (system prompt, few-shot turns) for this strategy's tools
             from engine.loader import world_module
 
-            own = world_module(self.profile.world, "prompting")
+            own = world_module(task.domain, "prompting")
             if own is None:
                 from engine.errors import GroundplanError
 
                 raise GroundplanError(f"strategy '{self.strategy}' of world '{self.profile.world}' keeps a chat history, "
-                                      f"which needs domains/{self.profile.world}/prompting.py: opening(spec, task)")
+                                      f"which needs domains/{self.profile.world}/prompting.py: opening(spec, task)"
+                                      + ("" if task.domain.plugin_world else " (Python plug-ins are read only for a domain "
+                                         "file inside an installed world, a folder of domains/)"))
             self.opening = own.opening(spec, task, self.system_prompt)
         elif spec.get("shots"):
             if self.examples:
@@ -78,13 +102,30 @@ class LLMAgent(Agent):
         self.steps: list[dict] = []
         self._trials: list[dict] = []  # shots strategies: each trial's reply (as kept) and where it started
         self._pending: dict | None = None
+        self._asked = {}  # how often each request was asked in this episode (see _ask)
 
-    def _ask(self, messages: list[dict]):
-        return self.client.complete(messages)
+    def _ask(self, messages: list[dict], completions: list) -> Completion:
+        """One model call, appended to `completions` (the answer's calls so far).
 
-    @staticmethod
-    def _reply(text: str, completions: list, detail: dict) -> Reply:
-        return Reply(text, sum(c.prompt_tokens for c in completions), sum(c.completion_tokens for c in completions),
+        A request asked again in the same episode is numbered, so the cache gives the model a
+        fresh try rather than its first reply, and a rerun replays the same replies in order.
+        When the call fails, what the answer spent so far goes on the exception (`spent`)."""
+        key = self.client.key(messages)
+        repeat = self._asked.get(key, 0)
+        self._asked[key] = repeat + 1
+        try:
+            completion = self.client.complete(messages, repeat=repeat, deadline=self.deadline)
+        except ModelCallError as exc:
+            exc.spent = self._reply("", completions + [Completion("", 0, 0, 0.0, False, exc.requests)], {})
+            raise
+        completions.append(completion)
+        return completion
+
+    def _cut(self, text: str) -> str:
+        return cut(text, self.max_reply_chars)
+
+    def _reply(self, text: str, completions: list, detail: dict) -> Reply:
+        return Reply(self._cut(text), sum(c.prompt_tokens for c in completions), sum(c.completion_tokens for c in completions),
                      sum(c.cost_usd for c in completions), all(c.cached for c in completions), sum(c.requests for c in completions),
                      detail)
 
@@ -101,17 +142,18 @@ class LLMAgent(Agent):
         completions, problems = [], []
         limit = int(self.profile.loop.get("reprompts_per_step", 5))
         for _ in range(limit + 1):
-            completion = self._ask(messages)
-            completions.append(completion)
+            completion = self._ask(messages, completions)
             actions, problem = read(completion.text)
             if problem is None:
+                # lines past the step cap are never replayed (one more lets the loop see the cap)
+                actions = actions[:max(0, observation.max_steps - observation.step) + 1]
                 detail = {"actions": actions, "messages": messages, "reprompts": len(problems)}
                 if self.shots is not None:
-                    self._trials.append({"kept": shots.read(self.shots, completion.text, k)[2], "start": observation.step})
+                    self._trials.append({"kept": self._cut(shots.read(self.shots, completion.text, k)[2]), "start": observation.step})
                     detail["trial"] = k
                 return self._reply(completion.text, completions, detail)
             problems.append(problem)
-            messages = messages + [{"role": "assistant", "content": completion.text},
+            messages = messages + [{"role": "assistant", "content": self._cut(completion.text)},
                                    {"role": "user", "content": self.profile.template("feedback", default="{feedback}").replace("{feedback}", problem)}]
         return self._reply(completions[-1].text, completions, {"actions": [], "parse_error": problems[-1], "reprompts": len(problems)})
 
@@ -131,9 +173,9 @@ class LLMAgent(Agent):
     # ------------------------------------------------------------ questions
     def answer(self, question) -> Reply:
         """One request with the world's own prompt for the question and this strategy."""
-        messages = question.messages(self.strategy)
-        completion = self._ask(messages)
-        return self._reply(completion.text, [completion], {"messages": messages})
+        messages, completions = question.messages(self.strategy), []
+        completion = self._ask(messages, completions)
+        return self._reply(completion.text, completions, {"messages": messages})
 
     # ------------------------------------------------------------ closed loop
     def act(self, observation: Observation) -> Reply:
@@ -141,13 +183,15 @@ class LLMAgent(Agent):
             return self._chat(observation)
         history = prompts.history_text(self.profile, self.steps, self.history_mode_now)
         messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text, history)]
-        completion = self._ask(messages)
+        completions: list = []
+        completion = self._ask(messages, completions)
         reasoning, action, problem = parse.react_step(completion.text)
-        self._pending = {"reasoning": reasoning, "action": action or completion.text.strip()}
+        reasoning = self._cut(reasoning)
+        self._pending = {"reasoning": reasoning, "action": self._cut(action or completion.text.strip())}
         detail = {"messages": messages, "reasoning": reasoning}
         if problem:
             detail["parse_error"] = problem
-        return self._reply(action, [completion], detail)
+        return self._reply(action, completions, detail)
 
     def _chat(self, observation: Observation) -> Reply:
         """One turn of a plain dialogue: the reply goes to the world whole (the world reads what it
@@ -156,10 +200,10 @@ class LLMAgent(Agent):
         window = self.dialogue[-(self.window - 1):] if self.window > 1 else []
         if window and window[0]["role"] == "assistant":
             window = window[1:]
-        messages = self.opening + window + [shown]
-        completion = self._ask(messages)
-        self._pending = {"user": shown, "reply": completion.text}
-        return self._reply(completion.text, [completion], {"messages": messages})
+        messages, completions = self.opening + window + [shown], []
+        completion = self._ask(messages, completions)
+        self._pending = {"user": shown, "reply": self._cut(completion.text)}
+        return self._reply(completion.text, completions, {"messages": messages})
 
     def observe(self, observation: Observation, answer: str, feedback: str | None) -> None:
         if self.history_mode_now == "chat":

@@ -3,7 +3,17 @@
 A rerun of an evaluation costs nothing and makes no request: the key covers the model, the
 messages and every parameter that changes the reply (temperature, max tokens, seed, ...), so a
 changed prompt is a miss, never a stale hit. Entries are written atomically, one file each,
-so concurrent workers and killed runs cannot corrupt it.
+so concurrent workers and killed runs cannot corrupt it; an entry damaged some other way (a
+truncated copy, an edit by hand) is read as a miss and rewritten, never as an error.
+
+The same request asked again within an episode (a re-prompt after an invalid answer that shows
+the model what it saw before, a state visited twice) carries its repeat number in the key: the
+model gets a fresh try each time instead of its cached first answer, and a rerun of the episode,
+which asks the same requests in the same order, still finds every reply. The first asking has no
+number, so caches written before the number existed still hit. Skipping the cache on re-prompts
+would also give a fresh try, but a rerun would then ask the model again and could take another
+path; numbering every call by its place in the episode would work too, but would change every key
+after the first call and stop episodes that open with the same prompt from sharing its reply.
 """
 from __future__ import annotations
 
@@ -19,9 +29,23 @@ def default_dir() -> Path:
     return Path(base) / "llm"
 
 
-def request_key(model: str, messages: list, params: dict) -> str:
-    blob = json.dumps({"model": model, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False)
+# what an entry must hold to be served (the Completion is rebuilt from them)
+FIELDS = {"text": str, "prompt_tokens": int, "completion_tokens": int, "cost_usd": (int, float)}
+
+
+def request_key(model: str, messages: list, params: dict, repeat: int = 0) -> str:
+    """`repeat`: how many times the same request was asked before in the episode (0: first time)."""
+    request = {"model": model, "messages": messages, "params": params}
+    if repeat:
+        request["repeat"] = int(repeat)
+    blob = json.dumps(request, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def usable(entry) -> bool:
+    """An entry a Completion can be rebuilt from (bool is not taken for a number)."""
+    return isinstance(entry, dict) and all(
+        isinstance(entry.get(name), kind) and not isinstance(entry.get(name), bool) for name, kind in FIELDS.items())
 
 
 class DiskCache:
@@ -33,9 +57,10 @@ class DiskCache:
 
     def get(self, key: str) -> dict | None:
         try:
-            return json.loads(self._path(key).read_text(encoding="utf-8"))
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None  # absent, or unreadable: ask again
+        return entry if usable(entry) else None  # damaged ({}, a field missing): ask again, and put() replaces it
 
     def put(self, key: str, value: dict) -> None:
         path = self._path(key)

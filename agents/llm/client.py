@@ -5,6 +5,13 @@ but it is slow to import (about 3 s), so it is imported on the first request onl
 map is read from the local copy (LITELLM_LOCAL_MODEL_COST_MAP) so nothing is fetched at import.
 Transient failures (rate limits, timeouts, connection errors, 5xx) are retried with exponential
 backoff; anything else fails at once with a message that never contains a key.
+
+A request waits at most `timeout` seconds (60) and is retried at most `max_retries` times (4),
+so a server that hangs costs an episode about five minutes, not more. A caller with a deadline
+(the episode's wall-clock budget) passes it: each request then waits no longer than the time
+left, no backoff sleeps past it, and once it has passed the call ends with DeadlineReached.
+A call that fails for good says how many requests it made (`ModelCallError.requests`), since
+they were made, and may have been paid for, even though no reply came back.
 """
 from __future__ import annotations
 
@@ -29,7 +36,16 @@ def _slots(limit: int) -> threading.BoundedSemaphore:
 
 
 class ModelCallError(Exception):
-    """A request that failed for good (after retries, or at once when retrying cannot help)."""
+    """A request that failed for good (after retries, or at once when retrying cannot help).
+    `requests` counts the attempts made, so the episode accounts them although nothing came back."""
+
+    def __init__(self, message: str, requests: int = 0):
+        super().__init__(message)
+        self.requests = requests
+
+
+class DeadlineReached(ModelCallError, TimeoutError):
+    """The caller's deadline passed before a reply came: there is no time left to ask again."""
 
 
 @dataclass
@@ -65,37 +81,54 @@ class Client:
     """Chat completions with caching, bounded concurrency, retries and cost accounting."""
 
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, cache: DiskCache | None | bool = None,
-                 timeout: float = 120.0, max_retries: int = 5, backoff: float = 1.0, max_backoff: float = 60.0,
+                 timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0, max_backoff: float = 60.0,
                  concurrency: int = 8, params: dict | None = None):
         self.model, self.api_base, self._api_key = model, api_base, api_key
         self.cache = DiskCache() if cache is None or cache is True else (cache or None)
-        self.timeout, self.max_retries = timeout, max_retries
+        self.timeout, self.max_retries = float(timeout), int(max_retries)
         self.backoff, self.max_backoff = backoff, max_backoff
         self.slots = _slots(max(1, int(concurrency)))
         self.params = dict(params or {})
 
-    def complete(self, messages: list[dict]) -> Completion:
-        key = request_key(self.model, messages, self.params)  # where it is served from is not part of the request
+    def key(self, messages: list[dict], repeat: int = 0) -> str:
+        """The cache key of a request (where it is served from is not part of the request)."""
+        return request_key(self.model, messages, self.params, repeat)
+
+    def complete(self, messages: list[dict], repeat: int = 0, deadline: float | None = None) -> Completion:
+        """The reply to `messages`. `repeat`: how many times the caller asked the same before (a
+        fresh reply each time, see cache.py); `deadline`: a time.monotonic() instant not to pass."""
+        key = self.key(messages, repeat)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return Completion(hit["text"], hit["prompt_tokens"], hit["completion_tokens"], hit["cost_usd"], True, 0,
                                   hit.get("cost_known", True))
         litellm = _litellm()
-        attempts = 0
+        attempts, last = 0, None
         while True:
-            attempts += 1
+            if not self.slots.acquire(timeout=_left(deadline)):  # without a deadline, as long as it takes
+                raise self._late(attempts, last)
             try:
-                with self.slots:
-                    response = litellm.completion(model=self.model, messages=messages, api_base=self.api_base, api_key=self._api_key,
-                                                  timeout=self.timeout, num_retries=0, **self.params)
-                break
+                wait = self._wait(deadline, attempts, last)
+                attempts += 1
+                response = litellm.completion(model=self.model, messages=messages, api_base=self.api_base, api_key=self._api_key,
+                                              timeout=wait, num_retries=0, **self.params)
+            except DeadlineReached:
+                raise
             except Exception as exc:  # litellm maps every provider's errors onto its own classes
-                if attempts > self.max_retries or not _transient(litellm, exc):
-                    secrets = [self._api_key] if self._api_key else []
-                    raise ModelCallError(redact(f"{type(exc).__name__} after {attempts} attempt(s): {exc}", secrets)) from None
-                delay = min(self.max_backoff, self.backoff * 2 ** (attempts - 1))
-                time.sleep(delay * (0.5 + random.random() / 2))
+                last = exc
+            else:
+                break
+            finally:
+                self.slots.release()
+            timed_out = isinstance(last, getattr(litellm, "Timeout", ()))
+            if _left(deadline) == 0 or (timed_out and wait < self.timeout):  # cut short by the deadline
+                raise self._late(attempts, None)  # (what it failed with then is only how it was cut)
+            if attempts > self.max_retries or not _transient(litellm, last):
+                raise self._failed(attempts, last, timed_out)
+            delay = min(self.max_backoff, self.backoff * 2 ** (attempts - 1)) * (0.5 + random.random() / 2)
+            left = _left(deadline)
+            time.sleep(delay if left is None else min(delay, left))  # never past the deadline
         text = response.choices[0].message.content or ""
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -109,3 +142,34 @@ class Client:
             self.cache.put(key, {"text": text, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                                  "cost_usd": cost, "cost_known": known, "model": self.model})
         return result
+
+    def _wait(self, deadline: float | None, attempts: int, last: Exception | None) -> float:
+        """How long the next request may take: the timeout, or less when the deadline is nearer."""
+        left = _left(deadline)
+        if left is None:
+            return self.timeout
+        if left <= 0:
+            raise self._late(attempts, last)
+        return min(self.timeout, left)
+
+    def _secrets(self) -> list[str]:
+        return [self._api_key] if self._api_key else []
+
+    def _late(self, attempts: int, last: Exception | None) -> DeadlineReached:
+        """`last`: the failure that led to waiting (a request cut at the deadline has none worth telling)."""
+        tail = f"; the last one failed with {type(last).__name__}: {last}" if last is not None else ""
+        return DeadlineReached(redact(f"the episode's time ran out waiting for a reply from {self.model} "
+                                      f"({attempts} request(s) made{tail})", self._secrets()), attempts)
+
+    def _failed(self, attempts: int, exc: Exception, timed_out: bool) -> ModelCallError:
+        if timed_out:
+            message = (f"Timeout: {self.model} did not answer within {self.timeout:g} s, {attempts} time(s) "
+                       "(the request timeout and retries; plan-eval: --llm-timeout, --llm-retries)")
+        else:
+            message = f"{type(exc).__name__} after {attempts} attempt(s): {exc}"
+        return ModelCallError(redact(message, self._secrets()), attempts)
+
+
+def _left(deadline: float | None) -> float | None:
+    """Seconds until `deadline` (never below 0), or None without one."""
+    return None if deadline is None else max(0.0, deadline - time.monotonic())

@@ -8,12 +8,16 @@ binned [0, 0.5], (0.5, 1], > 1 (its Fig. 4).
 A world adds its own metrics without touching the harness: `domains/<world>/metrics.py` may
 define `episode_metrics(task, episode) -> dict` (extra fields for one episode's line) and
 `summary_metrics(rows: list[dict]) -> dict` (extra summary columns for a group of lines).
+
+A plug-in that raises (a problem without the metadata it expects, a bug) costs the one episode it
+was scoring, not the run: the episode's outcome becomes `metric-error`, its own outcome is kept in
+`agent_outcome`, and the message in `error`.
 """
 from __future__ import annotations
 
-import functools
 import math
 
+METRIC_ERROR = "metric-error"  # the outcome of an episode whose metrics raised
 OPTIMALITY_BINS = ("=1", "(1,1.25]", "(1.25,1.5]", ">1.5")
 STEPS_TO_GO_BINS = ("[0,0.5]", "(0.5,1]", ">1")
 
@@ -67,14 +71,17 @@ def core(task, episode, steps_to_go_time: float | None) -> dict:
     elif episode.success and ref == 0:
         row["optimality"], row["optimality_ratio"], row["optimality_bin"] = 1.0, 1.0, "=1"
     if not episode.success and steps_to_go_time != 0:
-        row.update(steps_to_go(task, episode, steps_to_go_time))
+        try:
+            row.update(steps_to_go(task, episode, steps_to_go_time))
+        except MemoryError:  # the proof of the remaining cost did not fit: unproven, like one out of time
+            row.update(steps_to_go=None, steps_to_go_note="not proven: out of memory")
         row["steps_to_go_bin"] = steps_to_go_bin(row.get("steps_to_go"))
     return row
 
 
-@functools.lru_cache(maxsize=32)
-def plugin(world: str):
-    """The world's metrics module (`domains.<world>.metrics`), or None."""
+def plugin(world):
+    """The metrics module of a loaded domain's world (the installed world its file belongs to), or
+    of an installed world named by its folder (a summary's rows); None when there is none."""
     from engine.loader import world_module
 
     return world_module(world, "metrics")
@@ -82,7 +89,14 @@ def plugin(world: str):
 
 def episode_row(task, episode, steps_to_go_time: float | None = 10.0) -> dict:
     row = core(task, episode, steps_to_go_time)
-    module = plugin(task.domain.name)
+    module = plugin(task.domain)
     if module is not None and hasattr(module, "episode_metrics"):
-        row.update(module.episode_metrics(task, episode) or {})
+        try:
+            row.update(module.episode_metrics(task, episode) or {})
+        except MemoryError:
+            raise  # the episode's memout, not the plug-in's fault
+        except Exception as exc:
+            where = getattr(module, "__name__", "its plug-in")
+            row.update(outcome=METRIC_ERROR, agent_outcome=episode.outcome, unscored=True,
+                       error=f"the world's metrics ({where}) failed on this episode: {type(exc).__name__}: {exc}")
     return row
