@@ -287,10 +287,12 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
     profile = profile_for(task)
     run = _Run(task, agent, profile, limits, record_observations)
     agent.deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
-    from engine.budget import alarm
+    from engine.budget import alarm, limited
 
     try:
-        with alarm(limits.seconds):  # agents bound their own work by the deadline; this stops one that does not
+        # agents bound their own work by the deadline; the budget stops grounding and planning in
+        # any thread, the alarm (main thread only) code that never polls
+        with limited(limits.seconds), alarm(limits.seconds):
             return _episode(run, agent, task, seed)
     except KeyboardInterrupt:
         raise

@@ -82,8 +82,8 @@ class Budget:
 
 def _memout_message(b: Budget) -> str:
     if b.explicit:
-        return f"the memory limit of {b.limit_mb:,.0f} MB ran out (grounding or search needs more; raise --memory-limit)"
-    return f"the machine's memory ran out ({b.limit_mb:,.0f} MB were available); set --memory-limit to stop sooner"
+        return f"the memory limit of {b.limit_mb:,.0f} MB ran out (grounding or search needs more: raise the limit)"
+    return f"the machine's memory ran out ({b.limit_mb:,.0f} MB were available when the work began)"
 
 
 def _stack() -> list:
