@@ -11,6 +11,7 @@ reading waits for a writer that may never come; both are refused before anything
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
@@ -56,12 +57,20 @@ def _repeated(keys) -> list:
 
 
 def _yaml_loader(text: str, duplicates: dict):
-    """yaml's SafeLoader, noting repeated keys of each mapping. Keys brought in by a merge
-    (`<<: *anchor`) are meant to be overridden and do not count."""
+    """A yaml SafeLoader over `text` that notes into `duplicates` the keys each mapping repeats."""
+    loader = _yaml_loader_class()(text)
+    loader.duplicates = duplicates
+    return loader
+
+
+@functools.lru_cache(maxsize=None)
+def _yaml_loader_class():
+    """yaml's SafeLoader with a mapping constructor that records repeated keys. Keys brought in
+    by a merge (`<<: *anchor`) are meant to be overridden and do not count."""
     import yaml
 
     class Loader(yaml.SafeLoader):
-        pass
+        duplicates: dict = {}
 
     def mapping(loader, node):
         data: dict = {}
@@ -70,10 +79,10 @@ def _yaml_loader(text: str, duplicates: dict):
         data.update(loader.construct_mapping(node))
         repeated = _repeated(own)
         if repeated:
-            duplicates[id(data)] = (data, repeated)
+            loader.duplicates[id(data)] = (data, repeated)
 
     Loader.add_constructor("tag:yaml.org,2002:map", mapping)
-    return Loader(text)
+    return Loader
 
 
 def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:

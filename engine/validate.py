@@ -155,27 +155,18 @@ def validate_plan(task: Task, plan: list[str], state: State | None = None, requi
 
 
 # ------------------------------------------------------------ stored references
-def check_references(task: Task) -> list[Diagnostic]:
-    """What is wrong with the problem's stored reference (its `optimal` entry), at JSON pointers
-    under /optimal; empty when it holds.
-
-    The stored plan is replayed: every step must be known and applicable, the goal must hold at
-    the end, and its cost must be the stored `cost` (or, unproven, the `upper_bound`). Costs and
-    bounds must be 0 or more, ordered `lower_bound <= cost <= upper_bound`, whole numbers when
-    every action of the domain costs a whole number, and 0 only when the goal already holds or
-    some action may cost nothing. A run must refuse a problem with any of these, since its scores
-    would be computed against a wrong reference."""
-    entry = task.problem.optimal
+def optimal_entry_errors(entry, file: str) -> list[Diagnostic]:
+    """What is wrong with an `optimal` entry on its face, without the domain: a cost or bound
+    below 0, bounds out of order (`lower_bound <= cost <= upper_bound`), or an unsolvable problem
+    with a cost or a plan. Cheap, so the loader runs it on every problem it builds."""
     if not isinstance(entry, dict):
         return []
-    file = task.problem.file
     out: list[Diagnostic] = []
 
     def error(path, message, hint=None):
         out.append(Diagnostic(file, pointer(["optimal", *path]), message, hint))
 
     cost, lower, upper = entry.get("cost"), entry.get("lower_bound"), entry.get("upper_bound")
-    plan = entry.get("plan")
     if entry.get("solvable") is False:
         for key in ("cost", "upper_bound", "plan"):
             if entry.get(key) is not None:
@@ -183,18 +174,45 @@ def check_references(task: Task) -> list[Diagnostic]:
                       f"remove '{key}' (and set \"cost\": null), or remove \"solvable\": false")
                 break
     for key, value in (("cost", cost), ("lower_bound", lower), ("upper_bound", upper)):
-        if value is not None and value < 0:
+        if _number(value) and value < 0:
             error([key], f"{key} {_num(value)} is negative", "a cost adds up action costs, which are 0 or more")
-    if cost is not None and lower is not None and lower > cost:
+    if _number(cost) and _number(lower) and lower > cost:
         error(["lower_bound"], f"lower_bound {_num(lower)} is above the cost {_num(cost)}", "a lower bound is at most the optimum")
-    if cost is not None and upper is not None and upper < cost:
+    if _number(cost) and _number(upper) and upper < cost:
         error(["upper_bound"], f"upper_bound {_num(upper)} is below the cost {_num(cost)}", "an upper bound is at least the optimum")
-    if lower is not None and upper is not None and lower > upper:
+    if _number(lower) and _number(upper) and lower > upper:
         error(["lower_bound"], f"lower_bound {_num(lower)} is above upper_bound {_num(upper)}", "one of the two bounds is wrong")
+    return out
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_references(task: Task) -> list[Diagnostic]:
+    """What is wrong with the problem's stored reference (its `optimal` entry), at JSON pointers
+    under /optimal; empty when it holds.
+
+    Beyond `optimal_entry_errors`, the stored plan is replayed: every step must be known and
+    applicable, the goal must hold at the end, and its cost must be the stored `cost` (or,
+    unproven, the `upper_bound`). Costs must be whole numbers when every action of the domain
+    costs a whole number, and 0 only when the goal already holds or some action may cost nothing.
+    Replaying grounds the task, so this is for `groundplan validate` and for a run's check before
+    it starts, not for every load: scores computed against a wrong reference are silently wrong."""
+    entry = task.problem.optimal
+    if not isinstance(entry, dict):
+        return []
+    file = task.problem.file
+    out = optimal_entry_errors(entry, file)
+
+    def error(path, message, hint=None):
+        out.append(Diagnostic(file, pointer(["optimal", *path]), message, hint))
+
     integral, positive = _cost_profile(task)
     goal_at_start = None
-    for key, value in (("cost", cost), ("upper_bound", upper)):
-        if value is None or value < 0:
+    for key in ("cost", "upper_bound"):
+        value = entry.get(key)
+        if not _number(value) or value < 0:
             continue
         if integral and not float(value).is_integer():
             error([key], f"{key} {value} is not a whole number, but every action of this domain costs a whole number",
@@ -205,7 +223,8 @@ def check_references(task: Task) -> list[Diagnostic]:
             if not goal_at_start:
                 error([key], f"{key} 0, but the goal does not hold in the initial state and every action costs more than 0",
                       "store the cost of a plan that reaches the goal")
-    if plan is not None:
+    plan = entry.get("plan")
+    if isinstance(plan, list):
         _check_plan(task, entry, plan, error)
     return out
 

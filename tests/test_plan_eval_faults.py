@@ -429,3 +429,19 @@ def test_a_run_folder_from_before_episode_memory_still_resumes(tmp_path):
     new = {"agents": [], "problems": {}, "settings": {"seed": 0, "budget": None, "episode_memory": None}}
     assert _comparable(old) == _comparable(new)
     assert _comparable(old) != _comparable({**new, "settings": {"seed": 0, "episode_memory": 100}})
+
+
+# 8. a stored reference that is wrong ----------------------------------------------------------------
+
+def test_a_problem_whose_stored_plan_does_not_replay_is_refused_not_scored(tmp_path):
+    """Its cost would otherwise cap every agent's optimality (cost 1: the oracle 'beats' it)."""
+    data = json.loads(Path(KITCHEN[0]).read_text())
+    data["optimal"] = {"cost": 1, "method": "hand", "plan": data["optimal"]["plan"][:1]}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    folder = tmp_path / "r"
+    code, out = _invoke(run, [str(bad), KITCHEN[1]] + FAST + ["--out", str(folder)])
+    assert code == 1, out
+    assert "optimal" in out and "bad.json" in out
+    rows = _lines(folder)
+    assert {r["problem_ref"] for r in rows} == {KITCHEN[1]}  # the good problem ran, the bad one was not scored
