@@ -272,14 +272,15 @@ def batches(jobs: list, concurrency: int = 1, workers: int = 1) -> list[list]:
     return out
 
 
-def check_agents(specs: list[AgentSpec], worlds) -> None:
-    """Refuse, before anything runs, a world baseline that some world of the run does not have."""
+def check_agents(specs: list[AgentSpec], domains) -> None:
+    """Refuse, before anything runs, a world baseline that some domain of the run does not have
+    (asked of the loaded domains, whose plug-ins are bound to their files, not to their names)."""
     from agents.baselines import check_baseline
 
     for spec in specs:
         if spec.name == "baseline":
-            for world in sorted(worlds):
-                check_baseline(world, dict(spec.options)["baseline"])
+            for domain in sorted(domains, key=lambda d: (d.name, str(d.file))):
+                check_baseline(domain, dict(spec.options)["baseline"])
 
 
 @dataclass
@@ -318,9 +319,10 @@ class Progress:
             self.bar.close()
 
 
-def manifest(folder: Path, refs: list[str], specs: list[AgentSpec], settings: Settings) -> dict:
+def manifest(folder: Path, refs: list[str], specs: list[AgentSpec], settings: Settings, loaded: list | None = None) -> dict:
     """What the numbers of a run depend on. Problems are read, not built: the domain of each
-    distinct reference is loaded once, so a manifest of 16,000 problems stays cheap."""
+    distinct reference is loaded once, so a manifest of 16,000 problems stays cheap. The loaded
+    domains are appended to `loaded` when given (the agents are checked against them)."""
     from agents.profile import profile_for_domain
     from engine.loader import load_domain, resolve_domain_reference
 
@@ -338,6 +340,8 @@ def manifest(folder: Path, refs: list[str], specs: list[AgentSpec], settings: Se
         except Exception:  # an unreadable problem is reported by the run itself
             problems.setdefault(ref, None)
             continue
+        if domain is not None and loaded is not None and all(d is not domain for d in loaded):
+            loaded.append(domain)
         if domain is not None and domain.name not in domains:
             domains[domain.name] = store.file_hash(domain.file) if Path(domain.file).is_file() else None
             prompts[domain.name] = profile_for_domain(domain).hashes()
@@ -370,8 +374,9 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
     from engine.errors import GroundplanError
 
     say = say or (lambda text: print(text, file=sys.stderr))
-    new = manifest(folder, refs, specs, settings)
-    check_agents(specs, new["domains"])
+    loaded: list = []
+    new = manifest(folder, refs, specs, settings, loaded)
+    check_agents(specs, loaded)
     with store.writing(folder):
         folder.mkdir(parents=True, exist_ok=True)
     old_path = folder / store.MANIFEST

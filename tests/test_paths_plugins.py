@@ -48,6 +48,16 @@ def test_a_domain_does_not_get_plug_ins_by_claiming_a_name(tmp_path, name):
     assert "grasp" not in row and "plancraft" not in row
 
 
+def test_plan_eval_asks_a_renamed_domain_for_its_own_baselines(tmp_path):
+    """A blocksworld copy named 'grasp' has no baselines: refused before the run, not at its first episode."""
+    from evals.cli import run
+
+    _sussman_against(tmp_path, dict(BLOCKS, name="grasp"))
+    result = CliRunner().invoke(run, [str(tmp_path / "p.json"), "--agent", "baseline:greedy", "--out", str(tmp_path / "r")])
+    assert result.exit_code != 0 and "no baselines" in result.output
+    assert not (tmp_path / "r" / "episodes.jsonl").exists()
+
+
 def test_python_beside_a_domain_outside_the_installed_worlds_is_never_imported(tmp_path):
     marker = tmp_path / "imported"
     (tmp_path / "metrics.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
