@@ -609,6 +609,13 @@ class Task:
             exact = self.action_by_text(raw, state)
             if exact is not None:
                 return exact
+            # listing the applicable actions to compare would ground them all (Plancraft: 256,320
+            # actions, about a minute): read the text through the schemas only
+            found = self._parse_structured(raw, state, complete=False)
+            if found is not None:
+                return found
+            shapes = [s.text or f"({s.name} {' '.join(v for v, _ in s.params)})" for s in self.domain.actions.values()]
+            raise UnknownAction(raw, "actions are written like: " + "; ".join(shapes[:6]) + (" ..." if len(shapes) > 6 else ""))
         applicable = self.applicable(state)
         for a in applicable:
             if raw == a.text or raw == a.name:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -53,8 +54,11 @@ BASES = {ref: _read(ref) for ref in SEEDS}
 def run_cli(*args):
     """One command in-process under the hang alarm; a traceback (an exception click did not turn
     into an exit code) fails the test with the input that caused it."""
+    began = time.perf_counter()
     with alarm(HANG_SECONDS, grace=0):
         result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
+    # the alarm's error is a clean exit too: a refusal that only came from it is a hang
+    assert time.perf_counter() - began < HANG_SECONDS, f"groundplan {' '.join(map(str, args))} ran {HANG_SECONDS} s"
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(f"groundplan {' '.join(map(str, args))} crashed: "
                              f"{type(result.exception).__name__}: {result.exception}") from result.exception
