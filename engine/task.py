@@ -584,6 +584,24 @@ class Task:
             found = self._large = ground_action_bound(self.domain, self.problem.objects_of) > self.LARGE_ACTION_SPACE
         return found
 
+    def _too_many_to_list(self) -> bool:
+        """Whether the actions the static facts allow exceed LARGE_ACTION_SPACE (counted once,
+        stopping there). The naive bound is far too loose for grids (gridnav's 32x32 room: 4
+        million by the bound, 4,000 once adjacency is known), which tolerant reading must list."""
+        found = self.__dict__.get("_too_many")
+        if found is None:
+            index = FactIndex(self.static_facts)
+            u = self.universe()
+            count = 0
+            for name, schema in self.domain.actions.items():
+                domains = candidate_domains(schema.params, u.compiler.objects_of)
+                for _ in self._binders[name].bindings(index, domains, limit=self.LARGE_ACTION_SPACE + 1 - count):
+                    count += 1
+                if count > self.LARGE_ACTION_SPACE:
+                    break
+            found = self._too_many = count > self.LARGE_ACTION_SPACE
+        return found
+
     def _resolve_by_template(self, state: State) -> bool:
         """Resolve texts through the templates while the actions are not grounded and may be too many to ground."""
         return self.universe(state.created)._actions is _PENDING and self.large_action_space
@@ -609,13 +627,14 @@ class Task:
             exact = self.action_by_text(raw, state)
             if exact is not None:
                 return exact
-            # listing the applicable actions to compare would ground them all (Plancraft: 256,320
-            # actions, about a minute): read the text through the schemas only
-            found = self._parse_structured(raw, state, complete=False)
-            if found is not None:
-                return found
-            shapes = [s.text or f"({s.name} {' '.join(v for v, _ in s.params)})" for s in self.domain.actions.values()]
-            raise UnknownAction(raw, "actions are written like: " + "; ".join(shapes[:6]) + (" ..." if len(shapes) > 6 else ""))
+            if self._too_many_to_list():
+                # listing the applicable actions to compare would ground them all (Plancraft:
+                # 256,320 actions, about a minute): read the text through the schemas only
+                found = self._parse_structured(raw, state, complete=False)
+                if found is not None:
+                    return found
+                shapes = [s.text or f"({s.name} {' '.join(v for v, _ in s.params)})" for s in self.domain.actions.values()]
+                raise UnknownAction(raw, "actions are written like: " + "; ".join(shapes[:6]) + (" ..." if len(shapes) > 6 else ""))
         applicable = self.applicable(state)
         for a in applicable:
             if raw == a.text or raw == a.name:
