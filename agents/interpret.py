@@ -4,6 +4,10 @@ Exact match against the valid actions comes first (the reference benchmarks acce
 then, where the world allows it, the engine's tolerant parser (case, spacing, punctuation,
 aliases, omitted parameters). An ambiguous or unknown answer is never guessed: it becomes an
 invalid answer whose reason goes back to the agent as feedback.
+
+The answer is read before it is judged: 'Drive T1 to APT1.' names its action whether or not the
+action applies, and an inapplicable one is answered with the precondition that fails, not with
+"unknown action, did you mean ..." (which sent an agent to guess at its spelling instead).
 """
 from __future__ import annotations
 

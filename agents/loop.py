@@ -48,6 +48,10 @@ class Limits:
     max_steps_factor: float | None = None  # overrides the world's step_cap_factor
     seconds: float | None = None  # wall-clock budget for the episode
     budget: str | None = None  # a named variant of the world's loop rules (loop.budgets in its prompts.yaml)
+    # the reference to score against instead of the problem's stored one ((cost, proven, solvable),
+    # as `reference` gives it), and where it came from: plan-eval --reference optimum or none
+    reference: tuple | None = None
+    reference_from: str | None = None
 
 
 @dataclass
@@ -63,6 +67,8 @@ class Episode:
     reference_cost: float | None
     reference_proven: bool
     solvable: bool | None
+    max_steps_from: str = ""  # where the step cap came from (step_cap_from), said in the summary
+    reference_from: str = ""  # where the reference cost came from (reference_from)
     invalid_actions: int = 0
     tool_calls: dict = field(default_factory=dict)  # non-environment replies by tool (think, search, ...)
     reprompts: int = 0
@@ -95,8 +101,11 @@ def state_hash(state) -> str:
     return hashlib.blake2b(repr(tuple(state)).encode(), digest_size=8).hexdigest()
 
 
-def reference(task) -> tuple[float | None, bool, bool | None]:
-    """(reference cost, proven optimal?, solvable?) from the problem's stored 'optimal' entry."""
+def reference(task, limits: Limits | None = None) -> tuple[float | None, bool, bool | None]:
+    """(reference cost, proven optimal?, solvable?): the one `limits` give, else the problem's
+    stored 'optimal' entry."""
+    if limits is not None and limits.reference is not None:
+        return limits.reference
     entry = task.problem.optimal or {}
     if entry.get("solvable") is False:
         return None, True, False
@@ -107,21 +116,42 @@ def reference(task) -> tuple[float | None, bool, bool | None]:
     return None, False, None
 
 
+def reference_from(task, limits: Limits | None = None) -> str:
+    """Where the reference cost of an episode comes from, in words for the summary."""
+    if limits is not None and limits.reference is not None:
+        return limits.reference_from or "given"
+    entry = task.problem.optimal or {}
+    if entry.get("solvable") is False:
+        return "stored: unsolvable"
+    if entry.get("cost") is not None:
+        return "stored optimum"
+    if entry.get("upper_bound") is not None:
+        return "stored upper bound"
+    return "none stored"
+
+
 def step_cap(task, profile: Profile, limits: Limits, loop: dict | None = None) -> int:
+    return step_cap_from(task, profile, limits, loop)[0]
+
+
+def step_cap_from(task, profile: Profile, limits: Limits, loop: dict | None = None) -> tuple[int, str]:
+    """The episode's step cap and where it came from. Said, not only applied: a problem with no
+    reference cost silently got the world's default cap (100) before the summary said so."""
     loop = profile.loop if loop is None else loop
     if limits.max_steps is not None:
-        return int(limits.max_steps)
+        return int(limits.max_steps), "--max-steps"
     if loop.get("max_steps") is not None and limits.max_steps_factor is None and task.problem.max_steps is None:
-        return int(loop["max_steps"])  # a world with a fixed budget (GRASP: 20 actions)
+        return int(loop["max_steps"]), "the world's fixed budget (loop max_steps)"  # GRASP: 20 actions
     factor = limits.max_steps_factor
-    cost, _, _ = reference(task)
+    cost, _, _ = reference(task, limits)
     if factor is None and task.problem.max_steps is not None:
-        return int(task.problem.max_steps)
+        return int(task.problem.max_steps), "the problem's max_steps"
     if cost is not None and cost > 0:
-        return int(math.ceil((factor if factor is not None else profile.loop["step_cap_factor"]) * cost - 1e-9))
+        factor, named = (factor, "--max-steps-factor") if factor is not None else (profile.loop["step_cap_factor"], "the world's factor")
+        return int(math.ceil(factor * cost - 1e-9)), f"{named} {factor:g} x reference cost {cost:g}"
     if task.problem.max_steps is not None:
-        return int(task.problem.max_steps)
-    return int(profile.loop["default_max_steps"])
+        return int(task.problem.max_steps), "the problem's max_steps"
+    return int(profile.loop["default_max_steps"]), "the default (default_max_steps), for want of a reference cost"
 
 
 class _Run:
@@ -149,7 +179,7 @@ class _Run:
         self.dollars = 0.0
         self.requests = 0
         self.trajectory: list[dict] = []
-        self.max_steps = step_cap(task, profile, limits, self.loop)
+        self.max_steps, self.max_steps_from = step_cap_from(task, profile, limits, self.loop)
         self.limits = limits
         self.started = time.perf_counter()
         self.trial: int | None = None  # the open-loop trial, when there may be several
@@ -162,7 +192,7 @@ class _Run:
     def adopt(self, overrides: dict) -> None:
         """Merge an agent's rules (a prompt strategy's loop section) and recompute what follows from them."""
         self.loop.update(overrides)
-        self.max_steps = step_cap(self.task, self.profile, self.limits, self.loop)
+        self.max_steps, self.max_steps_from = step_cap_from(self.task, self.profile, self.limits, self.loop)
         self._progress = None
         if self.loop.get("stuck_after"):
             from engine.loader import world_module
@@ -263,14 +293,15 @@ class _Run:
 
     def finish(self, outcome: str, declaration: str | None = None, error: str | None = None) -> Episode:
         task = self.task
-        cost, proven, solvable = reference(task)
+        cost, proven, solvable = reference(task, self.limits)
         if outcome == DECLARED and solvable is not False:
             outcome = WRONG_DECLARATION
         success = outcome in (GOAL, DECLARED, ANSWER_RIGHT)
         return Episode(
             problem=task.problem.name, file=task.problem.file, agent=self.agent.name, success=success, outcome=outcome,
             steps=self.steps, cost=self.cost, max_steps=self.max_steps, reference_cost=cost, reference_proven=proven,
-            solvable=solvable, invalid_actions=self.invalid, tool_calls=dict(self.tools), reprompts=self.reprompts, exhausted_steps=self.exhausted,
+            solvable=solvable, max_steps_from=self.max_steps_from, reference_from=reference_from(task, self.limits),
+            invalid_actions=self.invalid, tool_calls=dict(self.tools), reprompts=self.reprompts, exhausted_steps=self.exhausted,
             repeated_transitions=self.repeated, prompt_tokens=self.tokens[0], completion_tokens=self.tokens[1],
             cost_usd=round(self.dollars, 8), requests=self.requests, seconds=round(time.perf_counter() - self.started, 6),
             declaration=declaration, error=error, final_state_hash=state_hash(self.state), trajectory=self.trajectory,

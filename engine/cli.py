@@ -101,11 +101,11 @@ def main():
 @handles_errors
 def validate(file, plan, as_json):
     """Check a domain or problem file (a problem's stored reference plan and costs too), and
-    optionally a PLAN for that problem."""
+    optionally a PLAN for that problem. Likely mistakes that still load print as warnings."""
     from .files import read_data
     from .loader import build_problem, load_domain
     from .task import Task
-    from .validate import check_references, read_plan, validate_plan
+    from .validate import check_initial_invariants, check_references, read_plan, validate_plan
     from pathlib import Path
 
     from . import problemsets
@@ -118,15 +118,19 @@ def validate(file, plan, as_json):
     is_problem = isinstance(data, dict) and "domain" in data
     if is_problem:  # read, and wrong: exit 1 through handles_errors
         task = Task(build_problem(data, shown, origin))
-        wrong = check_references(task)
+        wrong = check_initial_invariants(task) + check_references(task)
         if wrong:
             raise ModelError(wrong)
+        warnings = task.problem.domain.warnings + task.problem.warnings
     else:
-        load_domain(file)
+        warnings = load_domain(file).warnings
+    if not as_json:  # on stderr: the verdict on stdout stays one line
+        for w in warnings:
+            click.echo(f"warning: {w}", err=True)
     if plan is None:
         kind = "problem" if is_problem else "domain"
         if as_json:
-            click.echo(json.dumps({"valid": True, "kind": kind}))
+            click.echo(json.dumps({"valid": True, "kind": kind, "warnings": [w.to_json() for w in warnings]}))
         else:
             click.echo(f"{file}: valid {kind}")
         return
@@ -134,7 +138,7 @@ def validate(file, plan, as_json):
         _fail("a plan is validated against a problem, not a domain", EXIT_USAGE, as_json)
     result = validate_plan(task, read_plan(plan))
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(json.dumps({**result.to_json(), **({"warnings": [w.to_json() for w in warnings]} if warnings else {})}))
     else:
         click.echo(result.message())
     sys.exit(0 if result.valid else EXIT_INVALID)
@@ -220,16 +224,33 @@ def play(problem, fmt):
 @click.option("--examples", default=100, show_default=True, help="Random walks to try.")
 @click.option("--max-steps", default=20, show_default=True, help="Longest walk.")
 @click.option("--seed", default=0, show_default=True)
+@click.option("--progress/--no-progress", default=None,
+              help="A progress line on stderr (default: when stderr is a terminal).")
 @handles_errors
-def check(problem, examples, max_steps, seed):
+def check(problem, examples, max_steps, seed, progress):
     """Drive random walks and check invariants and the engine's laws; print a shrunk counterexample."""
+    from .progress import Counter
     from .render import render
-    from .testing import check_task
+    from .testing import BRUTE_FORCE_LIMIT, check_task
 
     task = _load_task(problem)
-    report = check_task(task, examples=examples, max_steps=max_steps, seed=seed)
+    counter = Counter(examples) if progress or (progress is None and sys.stderr.isatty()) else None
+
+    def show(walks, steps, shrinking):
+        if shrinking:
+            counter.show(walks, f"check: law violated, shrinking the walk: {walks} walks tried")
+        else:
+            rate = walks / max(counter.elapsed(), 1e-6)
+            counter.show(walks, f"check: {walks}/{examples} walks, {steps} steps, {rate:.0f} walks/s")
+
+    report = check_task(task, examples=examples, max_steps=max_steps, seed=seed, progress=show if counter else None)
+    if counter:
+        counter.finish(f"check: {report.walks} walks, {report.steps} steps in {counter.elapsed():.1f} s")
     if report.ok:
         click.echo(f"{problem}: {examples} random walks of up to {max_steps} steps, all laws and invariants hold")
+        if not report.brute_forced:
+            click.echo(f"  (more than {BRUTE_FORCE_LIMIT:,} possible actions: the applicable actions were not "
+                       "compared with every precondition in each state)")
         return
     click.echo(f"{problem}: law violated; shrunk counterexample:", err=True)
     for i, a in enumerate(report.walk.actions, 1):

@@ -149,6 +149,8 @@ class Compiler:
             return f.value
         if isinstance(f, m.SettingTest):
             return bool(self.settings[f.name])
+        if isinstance(f, m.Initially):  # a constant of the problem: decided here, once per binding
+            return self.task.holds(f.formula, self.task.initial_state(), b)
         if isinstance(f, m.Compare):
             left, right = self.expr(f.left, b), self.expr(f.right, b)
             compare = COMPARE[f.op]

@@ -71,14 +71,22 @@ class ModelError(GroundplanError):
 
 
 class Collector:
-    """Accumulates diagnostics for one file while a loader walks it."""
+    """Accumulates diagnostics for one file while a loader walks it.
+
+    Errors make the file unusable. Warnings are for a file that still means something but
+    probably not what its author meant (an action parameter used nowhere): they are kept on the
+    loaded model and `groundplan validate` prints them, so they never stop a run."""
 
     def __init__(self, file: str):
         self.file = file
         self.diagnostics: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
 
     def error(self, path, message: str, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(self.file, pointer(path), message, hint))
+
+    def warn(self, path, message: str, hint: str | None = None) -> None:
+        self.warnings.append(Diagnostic(self.file, pointer(path), message, hint))
 
     def unknown(self, path, kind: str, name, known: Iterable[str], fix: str | None = None) -> None:
         hint = did_you_mean(name, known) or fix

@@ -5,6 +5,9 @@ JSON cannot round-trip (NaN, Infinity) and absurd nesting are refused here, so l
 walk the data recursively without guarding against them. So is a key written twice in one
 object: both parsers would keep the last silently, and a second `goal` or action is a mistake.
 
+JSON has no comments, so a `"//"` key is one, in any object of a domain or problem: the loader
+drops them (`strip_comments`) before the schema sees the file. Several may stand in one object.
+
 Every user file is opened through `read_file_bytes` / `read_file_text`: only regular files of at
 most MAX_FILE_BYTES. A device such as /dev/zero would fill memory, and opening a named pipe for
 reading waits for a writer that may never come; both are refused before anything is read.
@@ -27,6 +30,7 @@ MAX_NODES = 5_000_000
 # room for bigger sets while a mistaken path (a disk image, a log) fails at once. Documented in
 # docs/language.md ("Errors and exit codes").
 MAX_FILE_BYTES = 256 * 2**20
+COMMENT = "//"  # the key of a comment in a domain or problem (docs/language.md, "Comments")
 
 
 def _refuse_constant(name: str):
@@ -47,6 +51,8 @@ def _json_object(duplicates: dict):
 def _repeated(keys) -> list:
     seen, out = set(), []
     for key in keys:
+        if key == COMMENT:  # comments may repeat: each is its own note
+            continue
         try:
             if key in seen and key not in out:
                 out.append(key)
@@ -98,7 +104,9 @@ def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:
         else:
             data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_json_object(duplicates))
     except json.JSONDecodeError as exc:
-        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+        # some of json's messages end in "at" ("Invalid control character at"): do not say it twice
+        what = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid JSON: {what} at line {exc.lineno} column {exc.colno}",
                                      "check for a missing comma, quote or bracket near there")]) from None
     except RecursionError:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "nesting is too deep to read", f"keep nesting below {MAX_DEPTH} levels")]) from None
@@ -156,6 +164,20 @@ def check_plain_data(data: Any, file: str, duplicates: dict | None = None) -> No
                                          f"numbers must lie within ±{MAX_ABS_NUMBER:.0e}")])
     if repeats:  # read, and wrong (like a schema error): exit status 1, every repeat at once
         raise ModelError(sorted(repeats, key=lambda d: d.pointer))
+
+
+def strip_comments(data: Any) -> Any:
+    """`data` without the comment keys (`"//"`) of its objects, at any depth; the same object when
+    it has none, so a file without comments is not copied. Run after `check_plain_data`, which
+    bounds the depth this recursion may reach."""
+    if isinstance(data, dict):
+        out = {key: strip_comments(value) for key, value in data.items() if key != COMMENT}
+        same = len(out) == len(data) and all(out[key] is value for key, value in data.items())
+        return data if same else out
+    if isinstance(data, list):
+        out = [strip_comments(item) for item in data]
+        return data if all(a is b for a, b in zip(out, data)) else out
+    return data
 
 
 def _refuse(file: str, message: str, hint: str | None = None):

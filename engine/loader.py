@@ -17,8 +17,8 @@ from typing import Any
 from . import model as m
 from . import problemsets
 from .errors import Collector, Diagnostic, ModelError, did_you_mean, pointer
-from .files import check_plain_data, read_data
-from .parse import Parser, _Scope, is_var, quantity_errors
+from .files import check_plain_data, read_data, strip_comments
+from .parse import Parser, _Scope, _signature, is_var, quantity_errors, template_fields
 from .paths import DOMAINS_DIR
 
 SCHEMA_DIR = Path(__file__).parent / "schema"
@@ -102,11 +102,13 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
                                      'start from {"groundplan": "1", "name": ...}')])
     if "domain" in data and "goal" in data:
         raise ModelError([Diagnostic(file, "", "a groundplan problem, not a domain", "name the domain file this problem uses")])
+    data = strip_comments(data)
     errors = schema_errors(data, "domain", file)
     if errors:
         raise ModelError(errors)
     c = Collector(file)
     p = Parser(c)
+    p.in_domain = True
     _parse_types(data.get("types", {}), p, c)
     constants = {}
     for name, typ in data.get("constants", {}).items():
@@ -183,6 +185,7 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
         text = p.text(spec.get("text"), path + ["text"], names)
         aliases = tuple(p.text(x, path + ["aliases", i], names) for i, x in enumerate(spec.get("aliases", ())))
         actions[name] = m.ActionSchema(name, params, precondition, effects, cost, text, actor, aliases)
+        _warn_unused_parameters(actions[name], path, c)
 
     timers = {}
     for name, spec in data.get("timers", {}).items():
@@ -197,12 +200,18 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
             paused=p.effects(spec.get("paused"), path + ["paused"], scope),
             done=p.effects(spec.get("done"), path + ["done"], scope),
             restart=spec.get("restart", "keep"),
-            text=p.text(spec.get("text"), path + ["text"], [v for v, _ in params]),
+            text=p.text(spec.get("text"), path + ["text"], [v for v, _ in params] + list(TIMER_FIELDS)),
+            shown=spec.get("shown", False),
         )
+        if timers[name].shown and not timers[name].text:
+            c.error(path + ["shown"], f"timer '{name}' is shown but has no 'text'",
+                    'give it a text, e.g. "text": "{remaining} steps to go"')
 
     invariants = []
+    p.initially_allowed = True  # only invariants may look back at the initial state
     for i, spec in enumerate(data.get("invariants", [])):
         invariants.append(m.Invariant(spec["name"], p.formula(spec["formula"], ["invariants", i, "formula"], scope0), spec.get("text")))
+    p.initially_allowed = False
 
     heuristics = {}
     for name, spec in data.get("heuristics", {}).items():
@@ -225,8 +234,43 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
         invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
         render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
         heuristics=heuristics, derived_strata=strata, init=static_init, raw=data, noop_cost=noop_cost,
-        values=domain_values, labels=domain_labels, tables=p.tables, plugin_world=world,
+        values=domain_values, labels=domain_labels, tables=p.tables, plugin_world=world, warnings=list(c.warnings),
     )
+
+
+# the fields a timer's text may use besides its parameters (engine.render.timer_text fills them)
+TIMER_FIELDS = ("remaining",)
+
+
+def _variables(tree) -> set[str]:
+    """Every ?variable named anywhere in a lifted tree (formulas, expressions, effects)."""
+    found, stack = set(), [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            if is_var(x):
+                found.add(x)
+        elif hasattr(x, "__dataclass_fields__"):
+            stack.extend(getattr(x, name) for name in x.__dataclass_fields__)
+        elif isinstance(x, (tuple, list)):
+            stack.extend(x)
+    return found
+
+
+def _warn_unused_parameters(action: m.ActionSchema, path, c: Collector) -> None:
+    """A parameter that neither the precondition, the effects, the cost, the actor nor the text
+    mentions only multiplies the action: each of its values makes another copy of the same move
+    ("fly a1 to apt2" three times). The domain still means something, so this is a warning."""
+    used = _variables((action.precondition, action.effects, action.cost))
+    for text in (action.text, *action.aliases):
+        used |= {"?" + name for name in template_fields(text or "")}
+    if action.actor is not None:
+        used.add(action.actor)
+    for i, (var, typ) in enumerate(action.params):
+        if var not in used:
+            c.warn(path + ["parameters", i], f"parameter {var} of action '{action.name}' is used nowhere "
+                   "(not in its precondition, effect, cost or text)",
+                   f"remove it, or use it: every {typ} it can stand for makes one more copy of the same action")
 
 
 def _parse_tables(raw: dict, c: Collector) -> dict:
@@ -526,6 +570,7 @@ def load_problem(source, domain: m.Domain | None = None) -> m.Problem:
 def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = None) -> m.Problem:
     if not isinstance(data, dict):
         raise ModelError([Diagnostic(file, "", "a problem is a JSON object", 'start from {"groundplan": "1", "name": ..., "domain": ...}')])
+    data = strip_comments(data)
     errors = schema_errors(data, "problem", file)
     if errors:
         raise ModelError(errors)
@@ -596,7 +641,7 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
         name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,
         settings=settings, goal=goal, goal_text=data.get("goal_text", ""), agents=agents,
         max_steps=data.get("max_steps"), optimal=data.get("optimal"), description=data.get("description", ""),
-        metadata=data.get("metadata", {}), routing=routing, labels=labels, raw=data,
+        metadata=data.get("metadata", {}), routing=routing, labels=labels, raw=data, warnings=list(c.warnings),
     )
 
 
@@ -648,4 +693,4 @@ def _check_ground_types(args, pred: m.PredicateDef | None, objects, p: Parser, c
     for i, (arg, (_, typ)) in enumerate(zip(args, pred.params)):
         # Parser.term already reported disjoint types; here only a supertype where a subtype is needed
         if arg in objects and not p.is_subtype(objects[arg], typ) and p.compatible(objects[arg], typ):
-            c.error(path + [i + 1], f"type mismatch: {arg} is of type '{objects[arg]}', argument {i + 1} of {pred.name} needs type '{typ}'")
+            c.error(path + [i + 1], f"type mismatch: {arg} is of type '{objects[arg]}', argument {i + 1} of {_signature(pred.name, pred.params)} needs type '{typ}'")

@@ -70,6 +70,14 @@ class SettingTest:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class Initially:
+    """A formula evaluated in the problem's initial state, not the current one: lets an invariant
+    compare a state with where it started ("a truck stays in its starting city"). Allowed in
+    invariants only, so the planners, which reason about actions and goals, never meet it."""
+    formula: Any
+
+
 # ---------------------------------------------------------------- expressions
 @dataclass(frozen=True, slots=True)
 class Num:
@@ -265,6 +273,7 @@ class TimerDef:
     done: tuple
     restart: str = "keep"
     text: str | None = None
+    shown: bool = False  # the text (with {remaining}) appears in rendered states while it runs
 
 
 @dataclass(frozen=True)
@@ -316,6 +325,7 @@ class Domain:
     tables: dict = field(default_factory=dict)  # name -> engine.tables.Table
     plugin_world: str | None = None  # the installed world whose Python plug-ins serve this domain (engine.loader.world_module)
     raw: dict = field(default_factory=dict, repr=False)
+    warnings: list = field(default_factory=list, repr=False)  # Diagnostics of likely mistakes that still load
 
     def ancestors(self, type_name: str) -> list[str]:
         """The type and its ancestors up to 'object'."""
@@ -394,6 +404,7 @@ class Problem:
     labels: dict[str, str] = field(default_factory=dict)  # object -> how texts show it ("c2_1" -> "(2,1)")
     routing: dict | None = None  # {"targets": {name: formula}, "tour", "return", "precedence", "prizes", "budget"}
     raw: dict = field(default_factory=dict, repr=False)
+    warnings: list = field(default_factory=list, repr=False)  # the problem file's own; its domain's are on the domain
 
     def objects_of(self, type_name: str) -> list[str]:
         return [o for o, t in self.objects.items() if self.domain.is_subtype(t, type_name)]

@@ -16,7 +16,7 @@ from .errors import Collector
 
 COMPARISONS = {"<", "<=", ">", ">=", "!="}
 ARITH = {"+", "-", "*", "/", "mod", "min", "max"}
-FORMULA_KEYS = {"and", "or", "not", "imply", "exists", "forall", "=", "setting"} | COMPARISONS
+FORMULA_KEYS = {"and", "or", "not", "imply", "exists", "forall", "=", "setting", "initially"} | COMPARISONS
 EXPR_KEYS = ARITH | {"abs", "setting", "if", "count", "sum", "lookup"}
 EFFECT_KEYS = {"add", "del", "assign", "increase", "decrease", "when", "forall", "start", "stop", "create"}
 GOAL_KEYS = {"all", "sequence", "eventually", "later", "always"}
@@ -57,6 +57,8 @@ class Parser:
         self.timers_params: dict[str, m.Params] = {}
         self.settings: dict[str, Any] = {}
         self.tables: dict = {}
+        self.in_domain = False  # a domain names only its constants: hints for unknown objects differ
+        self.initially_allowed = False  # set while an invariant is parsed ({"initially": ...})
 
     # ------------------------------------------------------------ helpers
     def is_subtype(self, child: str, parent: str) -> bool:
@@ -105,7 +107,9 @@ class Parser:
         return text
 
     # ------------------------------------------------------------ terms
-    def term(self, term, path, scope: _Scope, expected: str | None) -> str:
+    def term(self, term, path, scope: _Scope, expected: str | None, slot: tuple | None = None) -> str:
+        """A ?variable in scope or a known object. `slot`, (name, params, index), says where it
+        stands, so a type mismatch names the signature to meet ("argument 2 of at(?t - truck, ?c - city)")."""
         if not isinstance(term, str):
             self.c.error(path, f"expected an object or a ?variable, got {term!r}")
             return "?"
@@ -117,19 +121,30 @@ class Parser:
             actual = scope.variables[term]
         else:
             if term not in scope.objects:
-                self.c.unknown(path, "object", term, scope.objects, "declare it under 'objects' or 'constants'")
+                self.c.unknown(path, "object", term, scope.objects, self._object_fix(path, term))
                 return term
             actual = scope.objects[term]
         if expected and actual in self.types and expected in self.types and not self.compatible(actual, expected):
-            self.c.error(path, f"type mismatch: {term} is of type '{actual}', this place needs type '{expected}'")
+            where = "this place" if slot is None else f"argument {slot[2] + 1} of {_signature(slot[0], slot[1])}"
+            self.c.error(path, f"type mismatch: {term} is of type '{actual}', {where} needs type '{expected}'")
         return term
+
+    def _object_fix(self, path, term) -> str:
+        """How to make an unknown object known: a problem declares it under 'objects'; a domain has
+        no objects, only constants, and a fact about one problem's objects belongs in that problem."""
+        if not self.in_domain:
+            return "declare it under 'objects'"
+        if path and path[0] in ("init", "values", "labels"):
+            return f"declare '{term}' under 'constants', or move this {'fact' if path[0] == 'init' else 'entry'} to the problem's '{path[0]}'"
+        return (f"a domain names only its constants: declare '{term}' under 'constants', "
+                "or write a ?variable here and declare the object in the problem's 'objects'")
 
     def args(self, raw_args, path, scope, params: m.Params, what: str) -> tuple[str, ...]:
         if len(raw_args) != len(params):
             self.c.error(path, f"{what} takes {len(params)} argument(s), got {len(raw_args)}",
-                         f"signature: {what}({', '.join(v + ' - ' + t for v, t in params)})")
+                         f"signature: {_signature(what, params)}")
             return tuple(a if isinstance(a, str) else "?" for a in raw_args)
-        return tuple(self.term(a, path + [i + 1], scope, params[i][1]) for i, a in enumerate(raw_args))
+        return tuple(self.term(a, path + [i + 1], scope, params[i][1], (what, params, i)) for i, a in enumerate(raw_args))
 
     # ------------------------------------------------------------ formulas
     def atom(self, raw, path, scope) -> m.Atom:
@@ -146,6 +161,11 @@ class Parser:
             hint = None
             if name in self.fluents:
                 hint = f"'{name}' is a numeric fluent: compare it, e.g. {{\">=\": [[\"{name}\", ...], 1]}}"
+            elif name in self.settings:  # the exact name: say so rather than guess a close predicate
+                boolean = isinstance(self.settings[name], bool)
+                self.c.error(path + [0], f"'{name}' is a setting, not a predicate",
+                             f'write {{"setting": "{name}"}}' if boolean else f'compare it, e.g. {{">": [{{"setting": "{name}"}}, 0]}}')
+                return m.Atom(name, ())
             self.c.unknown(path + [0], "predicate", name, known, hint)
             return m.Atom(name, tuple(a for a in raw[1:] if isinstance(a, str)))
         return m.Atom(name, self.args(raw[1:], path, scope, params, name))
@@ -190,6 +210,12 @@ class Parser:
                 self.c.error(p, "'imply' takes [condition, consequence]")
                 return m.Const(False)
             return m.Imply(self.formula(arg[0], p + [0], scope), self.formula(arg[1], p + [1], scope))
+        if op == "initially":
+            if not self.initially_allowed:
+                self.c.error(p, "'initially' is allowed only in an invariant's formula",
+                             "compare with the initial state in 'invariants'; elsewhere write the formula itself")
+                return m.Const(False)
+            return m.Initially(self.formula(arg, p, scope))
         if op == "setting":
             self._setting(arg, p)
             if isinstance(arg, str) and arg in self.settings and not isinstance(self.settings[arg], bool):
@@ -237,12 +263,18 @@ class Parser:
                 hint = None
                 if name in self.predicates:
                     hint = f"'{name}' is a predicate, not a numeric fluent"
+                elif name in self.settings:  # the exact name: say so rather than guess a close fluent
+                    fix = (f'a problem sets it under "settings": {{"{name}": ...}}' if path and path[0] == "values"
+                           else f'write {{"setting": "{name}"}}')
+                    self.c.error(path, f"'{name}' is a setting, not a fluent", fix)
+                    return m.Num(0)
                 self.c.unknown(path + [0], "fluent", name, self.fluents, hint)
                 return m.Num(0)
             return m.FluentTerm(name, self.args(raw[1:], path, scope, self.fluents[name].params, name))
         if isinstance(raw, str):
-            self.c.error(path, f"expected a number or numeric expression, got the string '{raw}'",
-                         f'a fluent is written as a list: ["{raw}", ...]')
+            fix = (f'\'{raw}\' is a setting: write {{"setting": "{raw}"}}' if raw in self.settings
+                   else f'a fluent is written as a list: ["{raw}", ...]')
+            self.c.error(path, f"expected a number or numeric expression, got the string '{raw}'", fix)
             return m.Num(0)
         if not isinstance(raw, dict) or not raw:
             self.c.error(path, f"expected a numeric expression, got {_short(raw)}")
@@ -347,6 +379,15 @@ class Parser:
             if not isinstance(arg, list):
                 self.c.error(p, f"'{op}' takes an atom [predicate, args...]")
                 return None
+            name = arg[0] if arg and isinstance(arg[0], str) else None
+            if name not in self.predicates and name not in self.derived and (name in self.fluents or name in self.settings):
+                if name in self.fluents:
+                    self.c.error(p + [0], f"'{name}' is a numeric fluent, not a predicate: '{op}' makes facts true or false",
+                                 f'change a fluent with assign, increase or decrease, e.g. {{"assign": [["{name}", ...], 0]}}')
+                else:
+                    self.c.error(p + [0], f"'{name}' is a setting, not a predicate: no effect changes a setting",
+                                 "a problem chooses its value under 'settings'; for state that changes declare a predicate or fluent")
+                return None
             atom = self.atom(arg, p, scope)
             if atom.pred in self.derived:
                 self.c.error(p + [0], f"'{atom.pred}' is derived and cannot be changed by an effect",
@@ -418,6 +459,11 @@ class Parser:
                 return m.Later(self.goal(arg, p, scope))
             return m.Always(self.formula(arg, p, scope))
         return self.formula(raw, path, scope)
+
+
+def _signature(name: str, params) -> str:
+    """How diagnostics write a predicate's, fluent's or timer's parameters: at(?t - truck, ?c - city)."""
+    return f"{name}({', '.join(v + ' - ' + t for v, t in params)})"
 
 
 def _is_object_term(x) -> bool:

@@ -8,7 +8,9 @@ Three formats:
 - `json`: the same content as data;
 - `observation`: what an agent sees, the domain's `render.observation` template filled with the
   narrative state, the applicable actions and the goal text.
-Hidden predicates and fluents (bookkeeping such as counters) are never shown.
+Hidden predicates and fluents (bookkeeping such as counters) are never shown. Timers are shown
+only when the domain asks (`"shown": true`), with their steps to go as `{remaining}`: an agent
+cannot otherwise tell how long a tank still needs, and worlds written before stay as they were.
 """
 from __future__ import annotations
 
@@ -51,6 +53,16 @@ def fluent_text(domain, name: str, args: tuple, value, labels: dict | None = Non
     return f"{name}({', '.join(args)}) = {shown}"
 
 
+def timer_text(domain, name: str, args: tuple, remaining: int, labels: dict | None = None) -> str:
+    """A running (or paused) timer instance as its `text`, with {remaining} its steps to go."""
+    definition = domain.timers[name]
+    if labels:
+        args = tuple(labels.get(a, a) for a in args)
+    binding = {v: a for (v, _), a in zip(definition.params, args)}
+    binding["remaining"] = _num(remaining)
+    return fill_template(definition.text or name, binding)
+
+
 def _num(x):
     return str(int(x)) if isinstance(x, (int, float)) and float(x).is_integer() else str(x)
 
@@ -69,6 +81,9 @@ def visible_content(task, state: State) -> dict:
         if not domain.fluents[name].hidden:
             values.append((name, args, task.value(state, name, args)))
     content = {"atoms": atoms, "values": values}
+    shown = [(*task.timer_keys[tid], left) for tid, left in state.timers if domain.timers[task.timer_keys[tid][0]].shown]
+    if shown:  # only then: a world without shown timers renders exactly as before
+        content["timers"] = shown
     if task.turn_based:
         content["turn"] = task.agents[state.turn]
     return content
@@ -86,6 +101,8 @@ def render(task, state: State, fmt: str = "narrative") -> str:
             "facts": [[p, *args] for p, args in content["atoms"]],
             "values": [[[n, *args], v] for n, args, v in content["values"]],
         }
+        if "timers" in content:
+            data["timers"] = [[[n, *args], left] for n, args, left in content["timers"]]
         if "turn" in content:
             data["turn"] = content["turn"]
         return json.dumps(data)
@@ -98,6 +115,8 @@ def render(task, state: State, fmt: str = "narrative") -> str:
             lines.append(f"{pred}: " + ", ".join("(" + " ".join(args) + ")" if args else "true" for args in rows))
         for name, args, value in content["values"]:
             lines.append(f"{name}({' '.join(args)}): {_num(value)}")
+        for name, args, left in content.get("timers", ()):
+            lines.append(f"timer {name}({' '.join(args)}): {left} remaining")
         if "turn" in content:
             lines.append(f"turn: {content['turn']}")
         return "\n".join(lines)
@@ -107,6 +126,7 @@ def render(task, state: State, fmt: str = "narrative") -> str:
     labels = task.problem.labels
     lines = [atom_text(domain, p, args, labels=labels) for p, args in content["atoms"]]
     lines += [fluent_text(domain, n, args, v, labels) for n, args, v in content["values"]]
+    lines += [timer_text(domain, n, args, left, labels) for n, args, left in content.get("timers", ())]
     if "turn" in content:
         lines.append(f"It is {content['turn']}'s turn.")
     return "\n".join(lines)
@@ -128,12 +148,16 @@ def _by_object(task, state, content) -> str:
         for name, args, value in content["values"]:
             if obj in args:
                 lines.append(fluent_text(domain, name, args, value, labels))
+        for name, args, left in content.get("timers", ()):
+            if obj in args:
+                lines.append(timer_text(domain, name, args, left, labels))
         if lines:
             shown_type = type_names.get(typ, typ)
             title = header.replace("{Type}", shown_type.capitalize()).replace("{type}", shown_type).replace("{name}", labels.get(obj, obj))
             blocks.append("\n".join([title] + lines))
     general = [atom_text(domain, p, args, labels=labels) for p, args in content["atoms"] if not args]
     general += [fluent_text(domain, n, args, v, labels) for n, args, v in content["values"] if not args]
+    general += [timer_text(domain, n, args, left, labels) for n, args, left in content.get("timers", ()) if not args]
     if general:
         blocks.append("\n".join(general))
     if "turn" in content:

@@ -630,7 +630,7 @@ class Task:
             if self._too_many_to_list():
                 # listing the applicable actions to compare would ground them all (Plancraft:
                 # 256,320 actions, about a minute): read the text through the schemas only
-                found = self._parse_structured(raw, state, complete=False)
+                found = self._parse_structured(raw, state, complete=False) or self._parse_tidied(raw, state, complete=False)
                 if found is not None:
                     return found
                 shapes = [s.text or f"({s.name} {' '.join(v for v, _ in s.params)})" for s in self.domain.actions.values()]
@@ -644,7 +644,7 @@ class Task:
                    folded in (normalise(fill_template(x, self._shown(a.binding))) for x in a.schema.aliases)]
         if len(matches) == 1:
             return matches[0]
-        found = self._parse_structured(raw, state)
+        found = self._parse_structured(raw, state) or self._parse_tidied(raw, state)
         if found is not None:
             return found
         hint = did_you_mean(raw, [a.text for a in applicable])
@@ -652,12 +652,22 @@ class Task:
             hint = "applicable now: " + ", ".join(a.text for a in applicable[:6]) + (" ..." if len(applicable) > 6 else "")
         raise UnknownAction(raw, hint)
 
+    def _parse_tidied(self, raw: str, state: State, complete: bool = True) -> GroundAction | None:
+        """The structured reading of the answer with its spacing and trailing punctuation tidied
+        ('Drive T1 to APT1.'). The tolerant match above compares only the applicable actions, so
+        without this an inapplicable action written as a sentence was 'unknown' instead of
+        explained: parse first, then say why it cannot be done."""
+        tidied = tidy(raw)
+        return self._parse_structured(tidied, state, complete) if tidied and tidied != raw else None
+
     def _parse_structured(self, raw: str, state: State, complete: bool = True) -> GroundAction | None:
         objects = self.objects(state)
         words = raw.strip("()").split()
+        if words and words[0] not in self.domain.actions:
+            words[0] = _by_lower_case((n, n) for n in self.domain.actions).get(words[0].lower(), words[0])
         if words and words[0] in self.domain.actions:
             schema = self.domain.actions[words[0]]
-            args = tuple(self._unlabel(w) for w in words[1:])
+            args = tuple(self._object_word(w, objects) for w in words[1:])
             if self._args_fit(schema, args, objects):
                 return self.ground_action(schema.name, args, state) or self._unsatisfiable(schema, args, state)
         for schema in self.domain.actions.values():
@@ -666,7 +676,7 @@ class Task:
             pattern, names = template_regex(schema.text)
             match = pattern.fullmatch(raw) or re.fullmatch(pattern.pattern, raw, re.IGNORECASE)
             if match:
-                binding = dict(zip(names, (self._unlabel(g) for g in match.groups())))
+                binding = dict(zip(names, (self._object_word(g, objects) for g in match.groups())))
                 args = tuple(binding.get(v.lstrip("?")) for v, _ in schema.params)
                 if any(a is not None and not (a in objects and self.domain.is_subtype(objects[a], t))
                        for a, (_, t) in zip(args, schema.params)):
@@ -744,6 +754,19 @@ class Task:
         if inverse is None:
             inverse = self._inverse_labels = {v: k for k, v in self.problem.labels.items()}
         return inverse.get(word, word)
+
+    def _object_word(self, word: str, objects: dict) -> str:
+        """The object a word of an answer names: by its name or label, else by either written in
+        another case ('T1' for t1) when that names one object only; else the word itself."""
+        name = self._unlabel(word)
+        if name in objects:
+            return name
+        folded = self.__dict__.get("_folded_objects")
+        if folded is None or folded[0] is not objects:  # one universe's objects (and the labels) at a time
+            pairs = [(obj, obj) for obj in objects]
+            pairs += [(label, obj) for obj, label in (self.problem.labels or {}).items() if obj in objects]
+            folded = self._folded_objects = (objects, _by_lower_case(pairs))
+        return folded[1].get(name.lower(), name)
 
     def _args_fit(self, schema, args, objects) -> bool:
         return len(args) == len(schema.params) and all(
@@ -937,6 +960,22 @@ def template_regex(text: str):
         last = match.end()
     parts.append(re.escape(text[last:]))
     return re.compile("".join(parts)), names
+
+
+def _by_lower_case(pairs) -> dict:
+    """{written in lower case: what it names} for (word, name) pairs, leaving out the words that
+    differ only in case yet name different things (no guess between 'A' and 'a')."""
+    out: dict = {}
+    for word, name in pairs:
+        low = word.lower()
+        out[low] = name if out.get(low, name) == name else None
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def tidy(text: str) -> str:
+    """An answer with its runs of whitespace made single spaces and its trailing sentence
+    punctuation dropped ('Drive T1  to APT1.' -> 'Drive T1 to APT1'); case is left to the reader."""
+    return " ".join(text.split()).rstrip(".,;:!?").rstrip()
 
 
 def normalise(text: str) -> str:

@@ -7,6 +7,8 @@ precondition in words), or a plan that ends before the goal holds.
 
 `check_references` holds a problem's stored reference (its `optimal` entry) to the same
 standard: scores divide by the reference cost, so a wrong one silently skews every result.
+`check_initial_invariants` holds the problem's initial state to the domain's invariants: they
+are promised for every reachable state, the first one included.
 """
 from __future__ import annotations
 
@@ -152,6 +154,31 @@ def validate_plan(task: Task, plan: list[str], state: State | None = None, requi
     if require_goal and not task.is_goal(state):
         return ValidationResult(GOAL_NOT_REACHED, len(plan), cost, None, None, [], state, states)
     return ValidationResult(VALID, len(plan), cost, None, None, [], state, states)
+
+
+# ------------------------------------------------------------ invariants
+def check_initial_invariants(task: Task) -> list[Diagnostic]:
+    """The domain's invariants that are false in the problem's initial state, one error each at
+    the invariant (/invariants/i of the domain file), naming the problem: a problem that starts
+    outside what its domain promises makes every later check of that invariant fail."""
+    state = task.initial_state()
+    problem = task.problem
+    out = []
+    for i, inv in enumerate(task.domain.invariants):
+        try:
+            holds = task.holds(inv.formula, state)
+        except GroundplanError as exc:  # e.g. a division by zero in its expression
+            out.append(Diagnostic(task.domain.file, pointer(["invariants", i]),
+                                  f"invariant '{inv.name}' cannot be evaluated in the initial state of problem "
+                                  f"'{problem.name}' ({problem.file}): {exc}"))
+            continue
+        if not holds:
+            what = f" ({inv.text})" if inv.text else ""
+            out.append(Diagnostic(task.domain.file, pointer(["invariants", i]),
+                                  f"invariant '{inv.name}'{what} is false in the initial state of problem "
+                                  f"'{problem.name}' ({problem.file})",
+                                  "fix the problem's 'init' or 'values', or the invariant"))
+    return out
 
 
 # ------------------------------------------------------------ stored references

@@ -58,6 +58,8 @@ def _emit(summary: dict, fmt: str, folder: Path | None) -> None:
         click.echo(S.to_csv(summary), nl=False)
     else:
         click.echo(S.table(summary["by_set"]))
+        for note in summary.get("notes") or ():  # what the numbers rest on where it is not the stored optimum
+            click.echo(f"note: {note}")
         if folder is not None:
             click.echo(f"\nby difficulty: {folder / 'summary.md'}; episodes: {folder / 'episodes.jsonl'}")
 
@@ -117,6 +119,13 @@ def _stopped(exc, folder: Path) -> None:
                    "memout, not the run. Linux.")
 @click.option("--budget", help="A world's named step budget (its prompts.yaml loop.budgets), e.g. Plancraft's 'paper' "
                                "(80 actions, stuck after 10, 3 tool turns in a row) or 'current' (30 turns of any kind).")
+@click.option("--reference", type=click.Choice(("plan", "optimum", "none")), default=None,
+              help="What optimality, steps-to-go and the factor's step cap are measured against. plan (default): the "
+                   "problem's stored optimum, else its stored upper bound (a plan's cost). optimum: the same, but a problem "
+                   "with no stored optimum is first solved by the optimal planner within --reference-time. none: no "
+                   "reference cost. A problem left without one is named under the summary, with its step cap.")
+@click.option("--reference-time", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Seconds of the optimal planner per problem for --reference optimum (default 30).")
 @click.option("--steps-to-go-time", type=float, default=10.0, show_default=True,
               help="Seconds for the oracle to prove a failure's remaining cost (0: skip).")
 @click.option("--observations/--no-observations", default=None,
@@ -125,7 +134,8 @@ def _stopped(exc, folder: Path) -> None:
 @click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
 @handles_errors
 def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, plans, out, workers, concurrency,
-        resume, seed, max_steps, max_steps_factor, episode_time, episode_memory, budget, steps_to_go_time, observations, fmt, plot):
+        resume, seed, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
+        observations, fmt, plot):
     """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
     from engine.errors import GroundplanError
     from engine.problemsets import expand
@@ -138,6 +148,8 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
         raise GroundplanError("no problems given")
     if resume and not out:
         raise GroundplanError("--resume continues the run in --out DIR: give the folder of the interrupted run")
+    if reference_time is not None and reference != "optimum":
+        raise GroundplanError("--reference-time is the optimal planner's time under --reference optimum: give that too, or drop it")
     if "replay" in agents and not plans:
         raise GroundplanError("--agent replay needs --plans FILE_OR_FOLDER")
     # only what the user gave, so a run folder made before an option existed resumes with the same command
@@ -153,7 +165,8 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
             raise GroundplanError("--episode-memory needs Linux (its per-process address-space limit); run without it")
     settings = R.Settings(seed=seed, max_steps=max_steps, max_steps_factor=max_steps_factor, episode_seconds=episode_time,
                           steps_to_go_time=steps_to_go_time, record_observations=observations, budget=budget,
-                          episode_memory=episode_memory)
+                          episode_memory=episode_memory, reference=None if reference == "plan" else reference,
+                          reference_time=reference_time)
     from .store import StoreError
 
     try:

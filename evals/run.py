@@ -83,6 +83,15 @@ class Settings:
     record_observations: bool | None = None
     budget: str | None = None  # a named variant of the world's loop rules (Plancraft: paper or current)
     episode_memory: float | None = None  # MB of address space per episode (worker), beyond the worker's size at start
+    reference: str | None = None  # what scores are measured against (REFERENCES); None: 'plan', as before the option
+    reference_time: float | None = None  # seconds of the optimal planner per problem under 'optimum' (None: REFERENCE_TIME)
+
+
+# --reference: 'plan' the stored optimum, else the stored upper bound (a plan's cost); 'optimum' also
+# runs the optimal planner, within --reference-time, on a problem with no stored optimum; 'none'
+# scores against no reference cost (no optimality, no steps-to-go, no cap from a factor).
+REFERENCES = ("plan", "optimum", "none")
+REFERENCE_TIME = 30.0
 
 
 def episode_id(label: str, ref: str) -> str:
@@ -99,7 +108,10 @@ def problem_set(ref: str) -> str:
     from engine.problemsets import is_set_reference, set_name
 
     path = Path(ref.split("#", 1)[0])
-    return set_name(path) if is_set_reference(path) else (path.parent.name or ".")
+    if is_set_reference(path):
+        return set_name(path)
+    # files in the current folder are named by it, not '.' (which says nothing once the run is reported elsewhere)
+    return path.parent.name or path.absolute().parent.name or str(path.absolute().parent)
 
 
 def difficulty(task) -> str:
@@ -151,6 +163,57 @@ def forget_tasks() -> None:
     gc.collect()
 
 
+_computed: dict = {}  # (problem reference, seconds) -> (reference, where from): the optimal planner's answer, once per worker
+
+
+def episode_reference(ref: str, task, settings: Settings, compute: bool = True) -> tuple[tuple | None, str | None]:
+    """The reference an episode is scored against under --reference, with where it came from, or
+    (None, None) for the problem's stored one (the loop reads it itself: 'plan', the default).
+
+    'optimum' runs the optimal planner (`planners.solve(..., 'auto')`) once per problem and worker
+    when no optimum is stored; what it proves within the time replaces the stored upper bound,
+    and when it proves nothing the stored reference stays, with the reason. `compute=False` asks
+    only what is known already (a failed episode's line must not start a search)."""
+    from agents.loop import reference
+
+    mode = settings.reference or "plan"
+    if mode == "plan":
+        return None, None
+    stored = reference(task)
+    if mode == "none":
+        return (None, False, stored[2]), "--reference none"
+    if stored[1]:  # a proven optimum, or proven unsolvable: nothing to compute
+        return None, None
+    seconds = settings.reference_time if settings.reference_time is not None else REFERENCE_TIME
+    key = (ref, seconds)
+    if key not in _computed:
+        if not compute:
+            return None, None
+        _computed[key] = _optimum(task, stored, seconds)
+    return _computed[key]
+
+
+def _optimum(task, stored: tuple, seconds: float) -> tuple[tuple | None, str]:
+    """The optimal planner's reference for a problem with no stored optimum, or the stored one
+    with why the planner did not replace it."""
+    kept = "the stored upper bound kept" if stored[0] is not None else "no reference"
+    try:
+        from planners import SOLVED_OPTIMAL, SOLVED_SATISFICING, UNSOLVABLE_PROVEN, solve
+
+        result = solve(task, "auto", time_limit=seconds)
+    except MemoryError:
+        return stored, f"optimum not computed: out of memory ({kept})"
+    except Exception as exc:  # a planner bug costs the computed reference, not the episode
+        return stored, f"optimum not computed: {type(exc).__name__}: {exc} ({kept})"
+    if result.status == SOLVED_OPTIMAL:
+        return (float(result.cost), True, True), f"optimum computed by the {result.planner} planner"
+    if result.status == UNSOLVABLE_PROVEN:
+        return (None, True, False), f"proven unsolvable by the {result.planner} planner"
+    if result.status == SOLVED_SATISFICING and result.cost is not None and (stored[0] is None or result.cost < stored[0]):
+        return (float(result.cost), False, True), f"upper bound computed by the {result.planner} planner; optimum not proven in {seconds:g} s"
+    return stored, f"optimum not proven in {seconds:g} s ({result.status}); {kept}"
+
+
 def steps_to_go_time(task, settings: Settings) -> float | None:
     """The run's budget for proving a failure's steps-to-go, or 0 when the world's metrics plug-in
     says the measure does not apply to it (`STEPS_TO_GO = False`: GRASP, whose episodes end at a
@@ -185,7 +248,8 @@ def run_job(job: tuple) -> dict:
         except Exception as exc:  # a bug the problem triggers in the engine: the problem is reported, the run goes on
             return {"id": eid, "load_error": f"{ref}: could not be loaded ({type(exc).__name__}: {exc})", "problem_ref": ref}
         seed = episode_seed(settings.seed, spec.label, ref)
-        limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, settings.budget)
+        given, given_from = episode_reference(ref, task, settings)
+        limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, settings.budget, given, given_from)
         episode = run_episode(task, spec.make(), limits, seed=seed, record_observations=settings.record_observations)
         if episode.outcome in (AGENT_ERROR, MEMOUT) and "MemoryError" in (episode.error or ""):
             episode.outcome, episode.error = MEMOUT, _memout_message(settings)  # say which limit it was
@@ -216,10 +280,17 @@ def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
     """The line of an episode that could not run or be scored: a failed episode with the core
     fields the summary reads, its outcome and, in `error`, why. `unscored` tells the summary it
     has none of its world's own metrics."""
-    from agents.loop import Episode, reference
+    from agents.loop import Episode, Limits, reference, reference_from
 
     ref, spec, settings = job
-    cost, proven, solvable = reference(task) if task is not None else (None, False, None)
+    limits = Limits(reference=None, reference_from=None)
+    if task is not None:
+        try:
+            given, given_from = episode_reference(ref, task, settings, compute=False)
+            limits = Limits(reference=given, reference_from=given_from)
+        except Exception:  # the line of a failed episode is written whatever its reference
+            pass
+    cost, proven, solvable = reference(task, limits) if task is not None else (None, False, None)
     name = task.problem.name if task is not None else ref.rsplit("#", 1)[-1]
     try:
         from agents.llm.redact import redact
@@ -228,7 +299,8 @@ def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
     except Exception:  # redaction is a courtesy here: the message names no key of ours
         pass
     row = Episode(problem=name, file=ref, agent=spec.name, success=False, outcome=outcome, steps=0, cost=0.0, max_steps=0,
-                  reference_cost=cost, reference_proven=proven, solvable=solvable, error=message).to_json()
+                  reference_cost=cost, reference_proven=proven, solvable=solvable, error=message,
+                  reference_from=reference_from(task, limits) if task is not None else "").to_json()
     if task is not None:
         level, world = difficulty(task), task.domain.name
     else:
@@ -358,11 +430,14 @@ def manifest(folder: Path, refs: list[str], specs: list[AgentSpec], settings: Se
 
 def _comparable(m: dict) -> dict:
     # a setting added later with its default (None) matches a manifest written before it existed
-    settings = {k: v for k, v in (m.get("settings") or {}).items() if v is not None or k not in NEW_SETTINGS}
+    # (and a newer setting given its default value, e.g. --reference plan, matches one without it)
+    settings = {k: v for k, v in (m.get("settings") or {}).items()
+                if k not in NEW_SETTINGS or (v is not None and v != NEW_SETTING_DEFAULTS.get(k))}
     return {"agents": m.get("agents"), "settings": settings, "problems": m.get("problems")}
 
 
-NEW_SETTINGS = ("budget", "episode_memory")  # settings newer than some run folders
+NEW_SETTINGS = ("budget", "episode_memory", "reference", "reference_time")  # settings newer than some run folders
+NEW_SETTING_DEFAULTS = {"reference": "plan"}  # what a newer setting left at None means
 
 
 def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder: Path, workers: int = 1, resume: bool = False,

@@ -11,7 +11,7 @@ from collections import defaultdict
 from .metrics import OPTIMALITY_BINS, STEPS_TO_GO_BINS, plugin
 
 COLUMNS = ("agent", "problem_set", "difficulty", "episodes", "success_rate", "mean_optimality", *(f"opt {b}" for b in OPTIMALITY_BINS),
-           *(f"togo {b}" for b in STEPS_TO_GO_BINS), "mean_steps", "invalid_actions", "tokens", "cost_usd", "reference_proven")
+           *(f"togo {b}" for b in STEPS_TO_GO_BINS), "togo dead-end", "togo unknown", "mean_steps", "invalid_actions", "tokens", "cost_usd", "reference_proven")
 
 
 def _mean(values):
@@ -40,7 +40,10 @@ def group(rows: list[dict]) -> dict:
         out[f"opt {b}"] = sum(1 for r in successes if r.get("optimality_bin") == b)
     for b in STEPS_TO_GO_BINS:
         out[f"togo {b}"] = sum(1 for r in failures if r.get("steps_to_go_bin") == b)
-    out["togo unknown"] = sum(1 for r in failures if r.get("steps_to_go_bin") is None)
+    # the failures no bin holds: proven dead ends (the goal unreachable from where the agent stopped),
+    # and the rest (no reference to measure against, or not proven within --steps-to-go-time)
+    out["togo dead-end"] = sum(1 for r in failures if r.get("steps_to_go_bin") is None and r.get("dead_end"))
+    out["togo unknown"] = sum(1 for r in failures if r.get("steps_to_go_bin") is None and not r.get("dead_end"))
     return out
 
 
@@ -64,7 +67,51 @@ def summarise(rows: list[dict]) -> dict:
         entry.update(_plugin_columns(members))
         sets.append(entry)
     diffs = [{"agent": a, "problem_set": s, "difficulty": d, **group(m)} for (a, s, d), m in sorted(by_difficulty.items(), key=_difficulty_order)]
-    return {"by_set": sets, "by_difficulty": diffs}
+    return {"by_set": sets, "by_difficulty": diffs, "notes": notes(rows)}
+
+
+STORED = ("stored optimum", "stored upper bound", "stored: unsolvable", "none stored", "")
+
+
+def notes(rows: list[dict]) -> list[str]:
+    """What the table's numbers rest on where it is not the stored reference, per problem set:
+    the problems scored without a reference cost (their optimality is '-', their steps-to-go
+    unmeasured, and their step cap came from somewhere else: the cap and its source are said),
+    and the references --reference optimum computed."""
+    out = []
+    by_set = defaultdict(list)
+    for r in rows:
+        by_set[r["problem_set"]].append(r)
+    for pset, members in sorted(by_set.items()):
+        bare = [r for r in members if r.get("reference_cost") is None and r.get("solvable") is not False]
+        if bare:
+            problems = sorted({r.get("problem_ref") or r["id"] for r in bare})
+            why = "; ".join(sorted({_reference_words(r.get("reference_from")) for r in bare}))
+            caps = _count(f"{r['max_steps']} from {r['max_steps_from']}" if r.get("max_steps_from") else f"{r.get('max_steps')} (source not recorded)"
+                          for r in bare if r.get("max_steps"))
+            cap = "; ".join(f"{c}" + (f" ({n} episodes)" if len(caps) > 1 else "") for c, n in sorted(caps.items()))
+            named = ", ".join(_short(p) for p in problems[:3]) + (" ..." if len(problems) > 3 else "")
+            out.append(f"{pset}: {len(problems)} problem(s) without a reference cost ({why}: {named}): optimality is '-' and "
+                       f"steps-to-go is not measured there" + (f"; step cap {cap}" if cap else "") + "." +
+                       (" Give --max-steps, --reference optimum, or store an optimum (groundplan plan PROBLEM --store)."
+                        if "no stored optimum" in why else ""))
+        computed = defaultdict(set)  # where a reference not stored came from -> the problems it scored
+        for r in members:
+            if r.get("reference_from") not in STORED and (r.get("reference_cost") is not None or r.get("solvable") is False):
+                computed[r["reference_from"]].add(r.get("problem_ref") or r["id"])
+        for source, refs in sorted(computed.items()):
+            out.append(f"{pset}: reference of {len(refs)} problem(s): {source}")
+    return out
+
+
+def _reference_words(source: str | None) -> str:
+    return {None: "no stored optimum", "": "no stored optimum", "none stored": "no stored optimum"}.get(source, source)
+
+
+def _short(ref: str) -> str:
+    """A problem reference as the note names it: the file (and the name within a problem set)."""
+    path, _, name = ref.partition("#")
+    return path.replace("\\", "/").rsplit("/", 1)[-1] + (f"#{name}" if name else "")
 
 
 def _difficulty_order(item):
@@ -98,7 +145,7 @@ def _fmt(value) -> str:
 
 
 TABLE = ("agent", "problem_set", "episodes", "success_rate", "mean_optimality", "opt =1", "opt (1,1.25]", "opt (1.25,1.5]",
-         "togo [0,0.5]", "togo (0.5,1]", "togo >1", "invalid_actions", "tokens", "cost_usd")
+         "togo [0,0.5]", "togo (0.5,1]", "togo >1", "togo dead-end", "invalid_actions", "tokens", "cost_usd")
 
 
 def table(entries: list[dict], columns=TABLE) -> str:
@@ -118,8 +165,10 @@ def markdown(summary: dict) -> str:
         head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n"
         return head + "\n".join("| " + " | ".join(_fmt(e.get(c)) for c in columns) + " |" for e in entries)
 
+    said = summary.get("notes") or []
     return ("# plan-eval summary\n\n## By agent and problem set\n\n" + md(summary["by_set"], TABLE) +
-            "\n\n## By difficulty\n\n" + md(summary["by_difficulty"], ("agent", "problem_set", "difficulty") + TABLE[2:]) + "\n")
+            "\n\n## By difficulty\n\n" + md(summary["by_difficulty"], ("agent", "problem_set", "difficulty") + TABLE[2:]) + "\n" +
+            ("\n## Notes\n\n" + "\n".join(f"- {n}" for n in said) + "\n" if said else ""))
 
 
 def to_csv(summary: dict) -> str:

@@ -9,12 +9,21 @@ import click
 from engine.cli import handles_errors
 
 from . import PLANNERS
+from .heuristics import ADMISSIBLE, NAMES as HEURISTICS
+
+
+def _heuristic_help() -> str:
+    """The --heuristic help, built from the heuristic registry so a new heuristic cannot be left out."""
+    plain = [name for name in HEURISTICS if not name.startswith("max(")]
+    example = next((name for name in HEURISTICS if name.startswith("max(")), "max(hmax,lmcut)")
+    return (f"{', '.join(plain)}, the maximum of several such as {example}, or a heuristic the domain declares "
+            f"(admissible: {', '.join(ADMISSIBLE)}).")
 
 
 @click.command()
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.option("--planner", type=click.Choice(PLANNERS), default="auto", show_default=True)
-@click.option("--heuristic", default=None, help="blind, goal-count, hmax, hadd, hff, lmcut, max(...) or a heuristic the domain declares.")
+@click.option("--heuristic", default=None, help=_heuristic_help())
 @click.option("--weight", default=2.0, show_default=True, help="Weight for wastar.")
 @click.option("--time-limit", type=float, default=None, help="Seconds.")
 @click.option("--memory-limit", type=float, default=None, help="MB above the start-up footprint.")

@@ -206,7 +206,7 @@ def test_type_mismatch_of_a_variable_in_a_precondition():
     doc["actions"]["pick-up"]["precondition"]["and"].append(["clear", "?t"])
     d = only(domain_errors(doc))
     assert d.pointer == "/actions/pick-up/precondition/and/3/1"
-    assert "type mismatch: ?t is of type 'table', this place needs type 'block'" in d.message
+    assert "type mismatch: ?t is of type 'table', argument 1 of clear(?x - block) needs type 'block'" in d.message
 
 
 def test_unknown_object_in_goal(problem):
