@@ -75,7 +75,12 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
         from .layered import prove
 
         def quick(sub, begin, seconds):
-            return _explore(sub, "hff", H.make(sub, "hff"), orbits, begin, seconds, memory_limit)
+            try:
+                h = H.make(sub, "hff")
+            except H.Unsupported:  # no relaxation (a lifted task): uniform-cost search needs none
+                return best_first(sub, None, planner="ucs", start=begin, time_limit=seconds, memory_limit=memory_limit,
+                                  symmetry=orbits)
+            return _explore(sub, "hff", h, orbits, begin, seconds, memory_limit)
         return prove(task, start=start, time_limit=time_limit, memory_limit=memory_limit, quick=quick)
     name = heuristic or ("hmax" if planner == "astar" else "hff")
     try:
@@ -136,7 +141,9 @@ def _auto(task, heuristic):
         return "astar", heuristic
     if task.problem.routing is not None:
         return "tsp", None
-    if unsupported(task) is None:
+    # temporal goals stay with blind search: on BabyAI's sequences (goals in numeric tests the
+    # relaxation cannot see) A* with h_max expands more states than breadth-first search
+    if unsupported(task) is None and not task.goal.temporal:
         return "astar", "hmax"
     return ("bfs", None) if unit_costs(task) else ("ucs", None)
 

@@ -247,10 +247,13 @@ class OperatorCountingModel:
         # goal: per part a choice among its disjuncts; z_f >= the part's choices that need f (in a
         # plan exactly one disjunct per part holds, so z_f is 1 exactly when f is needed)
         parts = self.relax._goal_parts
-        derived = self.relax.derived_mask  # no action adds a derived fact: demanding one would be infeasible
-        part_masks = [[mask & ~derived for mask in masks] for _, masks in parts] if parts else [self.relax.disjuncts]
-        if parts and self.relax.goal_landmarks:  # what the inequalities between parts imply
-            part_masks.append([self.relax.goal_landmarks])
+        # no action adds a derived fact (only the relaxation's axioms do, and they are no columns
+        # here): demanding one would be infeasible. Derived goal atoms are mostly inlined anyway
+        derived = self.relax.derived_mask
+        part_masks = [[mask & ~derived for mask in masks] for _, masks in parts] if parts else [
+            [d & ~derived for d in self.relax.disjuncts]]
+        if parts and self.relax.goal_landmarks & ~derived:  # what the inequalities between parts imply
+            part_masks.append([self.relax.goal_landmarks & ~derived])
         self.demand = {}
         for p, masks in enumerate(part_masks):
             choose = solver.Constraint(1, 1)
@@ -558,6 +561,9 @@ class OperatorCounting:
         reason = unsupported(task)
         if reason:
             raise ValueError(reason)
+        if task.goal.temporal:  # a part achieved once and undone later breaks the state equation
+            raise ValueError("temporally extended goals are not supported: the state equation counts "
+                             "what holds at the end, not what held at some point")
         if task.agent_mode == "simultaneous" and len(task.agents) > 1:
             raise ValueError("a joint step applies several actions at once; operator counting counts single actions")
         self.task = task

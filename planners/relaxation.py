@@ -1,9 +1,10 @@
 """The delete relaxation of a grounded task, for h_max, h_add and h_FF.
 
 Relaxed actions keep only positive preconditions and add effects. Everything a relaxation may
-drop is dropped (negative and numeric conditions, derived atoms in preconditions and goals),
-which keeps h_max admissible. Goals are kept as a disjunction of positive fact sets, so an
-existential goal ("some bread at the bottom") is not relaxed to nothing.
+drop is dropped (negative and numeric conditions), which keeps h_max admissible. Goals are kept
+as a disjunction of positive fact sets, so an existential goal ("some bread at the bottom") is
+not relaxed to nothing. Derived facts are reached through zero-cost axioms, and derived atoms in
+the goal are read as their definitions (planners/axioms.py).
 
 Timers: starting a timer adds a pseudo-fact that enables the timer's running and completion
 effects. When every action costs 1 (cost = steps = time), completion costs the timer's
@@ -14,7 +15,12 @@ Created objects: one placeholder object per ground creating effect ("water~1" fo
 pot at this sink) stands for whatever that effect creates; merging every object one effect could
 create into one placeholder only makes the relaxation more optimistic.
 
-Temporal goals and lifted (ungrounded) tasks are not relaxed: `unsupported()` says why.
+Temporal goals: every part the goal still waits for ('eventually', 'later', a step of a
+sequence) must be reached at some point, in any order; 'always' parts are dropped (they only
+forbid states on the way, and dropping a constraint is a relaxation). Each part is a pseudo-fact
+a state starts with once its progress latched the part.
+
+Lifted (ungrounded) tasks are not relaxed: `unsupported()` says why.
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from engine.budget import poll
 from engine.compile import Condition, GroundEffect, set_bits
 from engine.successors import build_tree
 
+from .axioms import DerivedFacts
 from .goal_landmarks import goal_landmark_facts
 
 
@@ -38,8 +45,6 @@ class RelaxedAction:
 
 
 def unsupported(task) -> str | None:
-    if task.goal.temporal:
-        return "temporally extended goals are not supported by relaxation heuristics"
     if not task.is_grounded:
         return "the task is too large to ground (lifted mode)"
     return None
@@ -66,6 +71,7 @@ class Relaxation:
         # timers count as their duration when every action costs 1, so cost = steps = time
         costs = [a.cost for a in u.actions]
         self.time_aware = (all(c == 1 for c in costs) if time_aware is None else time_aware)
+        self.derived_facts = DerivedFacts(task, u.compiler, _dnf) if task.domain.derived else None
         self.disjuncts = self._cached_goal_dnf(u, created)
         self.goal_unreachable = not self.disjuncts
         self.goal = self.disjuncts[0] if len(self.disjuncts) == 1 else 0
@@ -112,17 +118,18 @@ class Relaxation:
                 self.timer_due[tid] = due
                 self._add_effect(due, timer.done, 0, None, pending)  # every completion effect waits for 'due'
             self._add_effect(started, timer.paused, 0, None, pending)
-        derived = 0
-        for fid, (pred, _) in enumerate(task.facts.atoms):
-            if pred in task.domain.derived:
-                derived |= 1 << fid
-        self.derived_mask = derived
-        if derived:
+        self.derived_mask = 0
+        if self.derived_facts is not None:
+            wanted = self.goal_landmarks
+            for d in self.disjuncts:
+                wanted |= d
             for a in self.actions:
-                a.pre_pos &= ~derived
-            self.disjuncts = [d & ~derived for d in self.disjuncts]
-            self.goal &= ~derived
-            self.goal_landmarks &= ~derived
+                wanted |= a.pre_pos
+            for pre, add in self.derived_facts.axioms(wanted):
+                self.actions.append(RelaxedAction(pre, add, 0, len(self.actions), None))
+            for fid, (pred, _) in enumerate(task.facts.atoms):
+                if pred in task.domain.derived:
+                    self.derived_mask |= 1 << fid
         self.tree = build_tree(self.actions)
         self.integral = all(isinstance(a.cost, int) or float(a.cost).is_integer() for a in self.actions)
         self.unit = all(a.cost in (0, 1) for a in self.actions)
@@ -311,15 +318,22 @@ class Relaxation:
         hit = cache.get(key)
         if hit is None:
             self.goal_landmarks = 0
+            self.latches = []
             disjuncts = self._goal_dnf(u)
-            hit = cache[key] = (disjuncts, self._goal_parts, self.part_choices, self.goal_landmarks)
-        disjuncts, self._goal_parts, self.part_choices, self.goal_landmarks = hit
+            hit = cache[key] = (disjuncts, self._goal_parts, self.part_choices, self.goal_landmarks, self.latches)
+        disjuncts, self._goal_parts, self.part_choices, self.goal_landmarks, self.latches = hit
         return disjuncts
+
+    def _ground_dnf(self, node):
+        """_dnf, with the goal's derived atoms read as their definitions (planners/axioms.py)."""
+        return _dnf(node, self.derived_facts.inline if self.derived_facts is not None else None)
 
     def _goal_dnf(self, u) -> list[int]:
         """The goal as positive fact masks, one per disjunct (negative parts and tests are relaxed away)."""
         self._goal_parts = []
         self.part_choices = []  # per goal part: (disjunct mask, the objects it names), for h_add and h_FF
+        if self.task.goal.temporal:
+            return self._temporal_goal(u)
         parts = self._goal_components(u)
         if parts is not None:
             size = 1
@@ -330,14 +344,14 @@ class Relaxation:
             if size > MAX_GOAL_DISJUNCTS:  # too many disjuncts to list: the parts stand for them
                 # plus what the dropped inequalities imply (planners/goal_landmarks.py): two
                 # sandwiches of an order with two lettuces cut both
-                landmarks = goal_landmark_facts(u.compiler, *goal_groups(self.task.goal.goal), _dnf, PLACEHOLDER)
+                landmarks = goal_landmark_facts(u.compiler, *goal_groups(self.task.goal.goal), self._ground_dnf, PLACEHOLDER)
                 if landmarks is None:
                     return []  # no choice of bindings meets the inequalities: no goal state exists
                 self.goal_landmarks = landmarks
                 return [parts[0] | landmarks]
             self._goal_parts, self.part_choices = [], []
         node = u.compiler.ground(self.task.goal.goal, {})
-        dnf = _dnf(node)
+        dnf = self._ground_dnf(node)
         if dnf is False:
             return []
         if len(dnf) > MAX_GOAL_DISJUNCTS:
@@ -346,6 +360,20 @@ class Relaxation:
             # binding is a zero-cost relaxed action to a pseudo-fact: exact, and cheap to propagate
             return [self._goal_part(0, dnf)]
         return dnf
+
+    def _temporal_goal(self, u) -> list[int]:
+        """A temporal goal as one conjunction of goal parts, one per formula it still waits for
+        (see the module docstring); `latches` pairs each part's pseudo-fact with the progress
+        bits that mean it is done. A part no state can satisfy gets no relaxed action, so it is
+        reachable only once latched."""
+        goal = 0
+        for k, (done, formula) in enumerate(_awaited(self.task.goal.tree)):
+            dnf = self._ground_dnf(u.compiler.ground(formula, {}))
+            fact = self._goal_part(f"latch{k}", dnf or [])
+            self.latches.append((done, fact))
+            goal |= fact
+        self.part_choices = []  # h_add and h_FF bind parts without knowing latches: plain disjuncts
+        return [goal]
 
     def propagation_data(self):
         """Per-action arrays the cost propagation of h_max/h_add/h_FF reuses on every call."""
@@ -385,7 +413,7 @@ class Relaxation:
             formula = m.And(tuple(conjuncts))
             if group is not None:
                 formula = m.Quantified("exists", tuple((v, t) for v, t in params if find(v) == group), formula)
-            dnf = _dnf(u.compiler.ground(formula, {}))
+            dnf = self._ground_dnf(u.compiler.ground(formula, {}))
             if dnf is False:
                 return []
             self._goal_part(k, dnf)
@@ -439,6 +467,11 @@ class Relaxation:
     # ------------------------------------------------------------ per state
     def initial_facts(self, state) -> int:
         bits = self.task.bits(state)
+        if self.latches:
+            progress = state.progress
+            for done, fact in self.latches:
+                if progress & done:
+                    bits |= fact
         for tid, _ in state.timers:
             bits |= self.timer_fact(tid)
         values = state.values
@@ -572,34 +605,63 @@ def _level(op, value):
     return None
 
 
-def _dnf(node):
-    """A ground goal node as a list of positive masks (False: unsatisfiable, [0]: trivially true)."""
+def _dnf(node, expand=None):
+    """A ground goal node as a list of positive masks (False: unsatisfiable, [0]: trivially true).
+
+    expand(fact id): the masks a positive literal stands for (a derived atom's definition), or
+    None to keep the literal."""
     if node is True:
         return [0]
     if node is False:
         return False
     kind = node[0]
     if kind == "lit":
-        return [1 << node[1]] if node[2] else [0]
+        if not node[2]:
+            return [0]
+        if expand is not None:
+            masks = expand(node[1])
+            if masks is not None:
+                return masks
+        return [1 << node[1]]
     if kind == "test":
         return [0]
     if kind == "or":
         out = []
         for part in node[1]:
-            sub = _dnf(part)
+            sub = _dnf(part, expand)
             if sub is not False:
                 out.extend(sub)
         return _minimal(out) if out else False
     # and: distribute, relaxing to the positive literals alone if it grows too large
     result = [0]
     for part in node[1]:
-        sub = _dnf(part)
+        sub = _dnf(part, expand)
         if sub is False:
             return False
         if len(result) * len(sub) > MAX_DISJUNCTS:
-            continue  # dropping a conjunct is a relaxation
+            if expand is None or part[0] != "lit" or not part[2]:
+                continue  # dropping a conjunct is a relaxation
+            sub = [1 << part[1]]  # an expanded atom too large to distribute: kept, its axioms reach it
         result = [a | b for a in result for b in sub]
     return _minimal(result)
+
+
+def _awaited(node, done: int = 0) -> list[tuple[int, object]]:
+    """The formulas a temporal goal (engine/goals.py's numbered tree) waits for, each with the
+    progress bits that mark it achieved (its own latch or an enclosing one's); 'always' parts
+    are left out."""
+    kind, mark, body = node
+    if kind == "holds":
+        return [(done, body)]
+    if kind == "always":
+        return []
+    if kind == "eventually":
+        return _awaited(body, done | mark)
+    if kind == "later":
+        return _awaited(body, done | mark[1])
+    if kind == "all":
+        return [x for part in body for x in _awaited(part, done)]
+    return [x for bit, part in zip(mark, body) for x in _awaited(part, done | bit)]  # sequence
 
 
 def _minimal(masks):
