@@ -83,7 +83,9 @@ def problem_data(ref: str) -> tuple[dict, str, Path]:
         blob = json.dumps(data, sort_keys=True).encode()
         origin = Path(problemsets.split_reference(ref)[0])
     else:
-        blob = Path(ref).read_bytes()
+        from engine.files import read_file_bytes
+
+        blob = read_file_bytes(ref)  # checked: a FIFO or a device named as a problem would block or never end
         data = parse_text(blob.decode("utf-8"), ref, yaml_syntax=Path(ref).suffix.lower() in (".yaml", ".yml"))
         origin = Path(ref)
     return data, hashlib.sha256(blob).hexdigest()[:16], origin

@@ -4,19 +4,14 @@ from __future__ import annotations
 import resource
 import time
 
+from engine.budget import poll
+from engine.budget import resident_mb as current_rss_mb  # noqa: F401  (the name planners have always used)
+from engine.errors import ResourceLimit
+
 
 def rss_mb() -> float:
     """Peak resident memory of this process in MB (Linux reports KB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def current_rss_mb() -> float:
-    try:
-        with open("/proc/self/statm") as f:
-            pages = int(f.read().split()[1])
-        return pages * resource.getpagesize() / 2**20
-    except OSError:
-        return rss_mb()
 
 
 class Limits:
@@ -35,6 +30,10 @@ class Limits:
         memory every CHECK_EVERY calls, since expansions may be slow under costly heuristics)."""
         if self.deadline is not None and time.perf_counter() > self.deadline:
             return "timeout"
+        try:
+            poll()  # the caller's budget (engine.budget), opened before grounding, may run out first
+        except ResourceLimit as exc:
+            return exc.status
         self._ticks += 1
         if self._ticks % self.CHECK_EVERY:
             return None

@@ -8,8 +8,6 @@ from __future__ import annotations
 import heapq
 import math
 
-from engine.budget import poll
-
 from .limits import Limits
 from .result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
 from .transitions import Transitions, label_text
@@ -100,15 +98,18 @@ def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, 
     expanded = generated = 0
     is_goal, is_dead = task.is_goal, task.is_dead
     admissible = heuristic is None or getattr(heuristic, "admissible", False)
+
+    def stopped(stop, f):
+        lower = f if (admissible and weight == 1 and not greedy) else None
+        return _result(TIMEOUT if stop == "timeout" else MEMOUT, planner, [], None, expanded, generated, limits,
+                       heuristic=name, lower_bound=lower)
     while heap:
         f, hv, _, state, g = heapq.heappop(heap)
         if g > best_g.get(key(state), math.inf):
             continue
         stop = limits.exceeded()
         if stop:
-            lower = f if (admissible and weight == 1 and not greedy) else None
-            return _result(TIMEOUT if stop == "timeout" else MEMOUT, planner, [], None, expanded, generated, limits,
-                           heuristic=name, lower_bound=lower)
+            return stopped(stop, f)
         if is_goal(state):
             optimal = admissible and weight == 1 and not greedy if optimal_claim is None else optimal_claim
             bound = None if optimal else (weight if admissible and not greedy else None)
@@ -123,7 +124,9 @@ def best_first(task, heuristic=None, weight: float = 1.0, greedy: bool = False, 
                 continue
             if is_dead(child):
                 continue
-            poll()  # one evaluation can take long (h_max on 180,000 actions: 0.25 s)
+            stop = limits.exceeded()  # one evaluation can take long (h_max on 180,000 actions: 0.25 s)
+            if stop:
+                return stopped(stop, f)  # the node being expanded had the least f: still a lower bound
             h2 = h(child)
             if h2 == math.inf:
                 continue

@@ -154,14 +154,17 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
     counter = expanded = generated = 0
     tree = view.tree
     optimal = admissible and weight == 1 and not greedy
+
+    def stopped(stop, f):
+        return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, planner, parents, None, expanded, generated, limits,
+                       start, heuristic=heuristic_name, lower_bound=f if optimal else None)
     while heap:
         f, hv, _, s, g = heapq.heappop(heap)
         if g > best_g[s]:
             continue
         stop = limits.exceeded()
         if stop:
-            return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, planner, parents, None, expanded, generated, limits,
-                           start, heuristic=heuristic_name, lower_bound=f if optimal else None)
+            return stopped(stop, f)
         if s & gpos == gpos and not s & gneg:
             bound = None if optimal else (weight if admissible and not greedy else None)
             return _result(view, SOLVED_OPTIMAL if optimal else SOLVED_SATISFICING, planner, parents, s, expanded, generated,
@@ -172,7 +175,9 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
             g2 = g + op.cost
             if g2 >= best_g.get(t, math.inf):
                 continue
-            poll()  # one evaluation can take long (h_max on 180,000 actions: 0.25 s)
+            stop = limits.exceeded()  # one evaluation can take long (h_max on 180,000 actions: 0.25 s)
+            if stop:
+                return stopped(stop, f)  # the node being expanded had the least f: still a lower bound
             h2 = h(t)
             if h2 == math.inf:
                 continue

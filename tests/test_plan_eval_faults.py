@@ -445,3 +445,13 @@ def test_a_problem_whose_stored_plan_does_not_replay_is_refused_not_scored(tmp_p
     assert "optimal" in out and "bad.json" in out
     rows = _lines(folder)
     assert {r["problem_ref"] for r in rows} == {KITCHEN[1]}  # the good problem ran, the bad one was not scored
+
+
+def test_a_fifo_named_as_a_problem_is_refused_at_once(tmp_path):
+    """The run's manifest reads every problem before the run: a named pipe used to block it forever."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "evals.cli", str(fifo), KITCHEN[0], *FAST, "--out", str(tmp_path / "r")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "pipe.json" in done.stdout + done.stderr and "Traceback" not in done.stderr

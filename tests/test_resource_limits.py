@@ -131,3 +131,17 @@ def test_an_episode_that_outgrows_its_memory_is_a_memout(tmp_path, monkeypatch):
     monkeypatch.setattr("planners.oracle.Oracle.plan", swallow)
     episode = run_episode(task, agent, Limits(seconds=30))
     assert episode.outcome == "memout" and "10 MB" in episode.error
+
+
+def test_a_search_stopped_by_its_time_still_reports_what_it_proved():
+    """The budget opened before grounding must end the search through the search's own result,
+    which carries the proven lower bound and the node counts (`plan --store` keeps the bound)."""
+    from engine.task import Task
+    from planners import solve
+
+    task = Task.load("problems/logistics/logistics-c3-p3-s1.json")  # optimum 17: not proven in 0.2 s
+    task.universe()
+    for planner, heuristic in (("astar", "blind"), ("astar", "hmax"), ("ucs", None)):
+        result = solve(task, planner=planner, heuristic=heuristic, time_limit=0.2)
+        assert result.status == "timeout"
+        assert result.expanded > 0 and result.lower_bound is not None and 0 < result.lower_bound <= 17
