@@ -71,12 +71,6 @@ def all_groundings(task: Task, state: State):
             yield schema, args
 
 
-def grounding_size(task: Task, state: State) -> int:
-    from .task import ground_action_bound
-
-    return ground_action_bound(task.domain, task.universe(state.created).compiler.objects_of)
-
-
 _PENDING = object()
 
 

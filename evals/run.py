@@ -257,7 +257,7 @@ def run_job(job: tuple) -> dict:
         to_go = 0 if episode.outcome == MEMOUT else steps_to_go_time(task, settings)
         row = episode_row(task, episode, to_go)
         row.update(id=eid, problem_ref=ref, problem_set=problem_set(ref), difficulty=difficulty(task), agent_label=spec.label,
-                   seed=seed, world=task.domain.name)
+                   seed=seed, world=task.domain.name, plugin_world=task.domain.plugin_world)
         return row
     except MemoryError:
         return failed_row(job, MEMOUT, _memout_message(settings, loading=task is None), task)

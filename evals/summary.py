@@ -127,7 +127,10 @@ def _plugin_columns(rows: list[dict]) -> dict:
     worlds = {r.get("world") for r in rows}
     out = {}
     for world in sorted(w for w in worlds if w):
-        module = plugin(world)
+        # the world folder whose plug-in scored the rows (a domain merely named like a shipped
+        # world has none); rows written before it was recorded name it by the domain's name
+        bound = {r["plugin_world"] for r in rows if r.get("world") == world and "plugin_world" in r}
+        module = plugin(world) if not bound else (plugin(bound.pop()) if len(bound) == 1 and None not in bound else None)
         if module is not None and hasattr(module, "summary_metrics"):
             try:
                 out.update(module.summary_metrics([r for r in rows if r.get("world") == world and not r.get("unscored")]) or {})

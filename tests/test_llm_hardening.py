@@ -234,3 +234,18 @@ def test_the_cap_is_an_option_and_says_what_it_cut():
         make_agent("llm", model=MODEL, no_cache=True, max_reply_chars=0)
     # the agent accounts any ModelCallError; the loop scores a TimeoutError at the deadline as time-limit
     assert issubclass(DeadlineReached, ModelCallError) and issubclass(DeadlineReached, TimeoutError)
+
+
+def test_a_cache_that_cannot_be_written_does_not_cost_the_reply(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from agents.llm.cache import DiskCache
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    cache = DiskCache(tmp_path / "cache")
+    monkeypatch.setattr("tempfile.mkstemp", full)
+    cache.put("ab" * 32, {"text": "move north"})  # used to raise, losing the paid reply with the episode
+    cache.put("cd" * 32, {"text": "move south"})
+    assert cache.get("ab" * 32) is None
+    assert capsys.readouterr().err.count("cannot be written") == 1  # said once, not per reply

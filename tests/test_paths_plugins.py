@@ -204,3 +204,11 @@ def test_replay_still_finds_plans_in_subfolders_and_by_flattened_names(tmp_path)
     (tmp_path / "plans" / "set__p2.plan").write_text(SUSSMAN_PLAN)
     for name in ("set/p1", "set/p2"):
         assert run_episode(_named(tmp_path, name), make_agent("replay", plans=str(tmp_path / "plans"))).success, name
+
+
+def test_the_summary_asks_the_plug_in_that_scored_the_rows_not_the_domain_name():
+    """Rows of a blocksworld copy named 'grasp' (no plug-in) must not get GRASP's summary columns."""
+    from evals.summary import _plugin_columns
+
+    rows = [{"world": "grasp", "plugin_world": None, "success": True, "steps": 3}]
+    assert _plugin_columns(rows) == {}

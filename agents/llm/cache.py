@@ -63,9 +63,25 @@ class DiskCache:
         return entry if usable(entry) else None  # damaged ({}, a field missing): ask again, and put() replaces it
 
     def put(self, key: str, value: dict) -> None:
+        """Best effort: a cache that cannot be written (disk full, read-only) must not cost the
+        reply that was just paid for; the next run simply asks again."""
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(value, out)
-        os.replace(tmp, path)
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(value, out)
+            os.replace(tmp, path)
+        except OSError as exc:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+            if not getattr(self, "_warned", False):
+                self._warned = True
+                import sys
+
+                print(f"groundplan: the LLM cache in {self.folder} cannot be written ({exc.strerror or exc}); "
+                      "replies are not cached", file=sys.stderr)
