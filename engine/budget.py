@@ -134,14 +134,16 @@ def alarm(seconds: float | None, grace: float = 0.25):
 
     previous = signal.signal(signal.SIGALRM, ring)
     outer, _ = signal.getitimer(signal.ITIMER_REAL)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0) + grace)
+    began = time.monotonic()
+    own = max(seconds, 0) + grace
+    signal.setitimer(signal.ITIMER_REAL, min(own, outer) if outer else own)  # never later than an outer alarm
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if outer:
-            signal.setitimer(signal.ITIMER_REAL, outer)
+        if outer:  # what the outer alarm had left, less the time spent here (at once if that has passed)
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - began), 1e-3))
 
 
 def cap_address_space(memory_mb: float | None, headroom: float = 2.0) -> None:

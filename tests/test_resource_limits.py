@@ -145,3 +145,27 @@ def test_a_search_stopped_by_its_time_still_reports_what_it_proved():
         result = solve(task, planner=planner, heuristic=heuristic, time_limit=0.2)
         assert result.status == "timeout"
         assert result.expanded > 0 and result.lower_bound is not None and 0 < result.lower_bound <= 17
+
+
+def test_an_inner_alarm_neither_delays_nor_extends_an_outer_one():
+    began = time.perf_counter()
+    with pytest.raises(ResourceLimit):
+        with budget.alarm(0.3, grace=0):
+            with budget.alarm(10, grace=0):  # a long inner limit must not postpone the outer
+                while True:
+                    sum(range(1000))
+    assert time.perf_counter() - began < 2
+    began = time.perf_counter()
+    with pytest.raises(ResourceLimit):
+        with budget.alarm(0.6, grace=0):
+            with budget.alarm(0.2, grace=0):
+                time.sleep(0.4)  # stopped here by the inner alarm ...
+    assert time.perf_counter() - began < 1.5
+    began = time.perf_counter()
+    with pytest.raises(ResourceLimit):
+        with budget.alarm(1.0, grace=0):
+            with budget.alarm(5, grace=0):
+                time.sleep(0.8)
+            while True:  # ... and the outer fires 1 s after it began, not 1 s after the inner ended
+                sum(range(1000))
+    assert time.perf_counter() - began < 1.5
