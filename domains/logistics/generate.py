@@ -100,27 +100,12 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 
 def dumps(data: dict) -> str:
-    """JSON with one object, fact or plan step per line, for readable diffs.
+    """The problem in the layout every generated problem shares (engine.layout).
 
     `groundplan plan --store` rewrites a file in its own layout; `--reformat` puts it back."""
-    def block(items: list[str], indent: str, open_: str, close: str) -> str:
-        return open_ + "\n" + ",\n".join(indent + "  " + x for x in items) + "\n" + indent + close
+    from engine.layout import dumps_problem
 
-    out = []
-    for key, value in data.items():
-        if key == "init":
-            text = block([json.dumps(f) for f in value], "  ", "[", "]")
-        elif key == "objects":
-            text = block([f"{json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()], "  ", "{", "}")
-        elif key in ("metadata", "optimal") and isinstance(value, dict):
-            parts = [f"{json.dumps(k)}: " + (block([json.dumps(x) for x in v], "    ", "[", "]")
-                                            if k == "plan" and isinstance(v, list) else json.dumps(v))
-                     for k, v in value.items()]
-            text = block(parts, "  ", "{", "}")
-        else:
-            text = json.dumps(value)
-        out.append(f"  {json.dumps(key)}: {text}")
-    return "{\n" + ",\n".join(out) + "\n}\n"
+    return dumps_problem(data)
 
 
 def main(argv=None) -> int:

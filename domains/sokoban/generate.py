@@ -105,31 +105,12 @@ def read_map(path: str) -> list[str]:
 
 
 def dumps(data: dict) -> str:
-    """JSON with one object, fact, map row or plan step per line, for readable diffs.
+    """The problem in the layout every generated problem shares (engine.layout).
 
-    `groundplan plan --store` rewrites a file in its own layout; `groundplan generate sokoban
-    --reformat FILE` puts a stored problem back into this one."""
-    def block(items: list[str], indent: str, open_: str, close: str) -> str:
-        return open_ + "\n" + ",\n".join(indent + "  " + x for x in items) + "\n" + indent + close
+    `groundplan plan --store` rewrites a file in its own layout; `--reformat` puts it back."""
+    from engine.layout import dumps_problem
 
-    out = []
-    for key, value in data.items():
-        if key == "init":
-            text = block([json.dumps(f) for f in value], "  ", "[", "]")
-        elif key == "objects":
-            text = block([f"{json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()], "  ", "{", "}")
-        elif key in ("metadata", "optimal") and isinstance(value, dict):  # a map or a plan: a row, a step a line
-            parts = []
-            for k, v in value.items():
-                if k in ("map", "plan") and isinstance(v, list):
-                    parts.append(f"{json.dumps(k)}: " + block([json.dumps(x) for x in v], "    ", "[", "]"))
-                else:
-                    parts.append(f"{json.dumps(k)}: {json.dumps(v)}")
-            text = block(parts, "  ", "{", "}")
-        else:
-            text = json.dumps(value)
-        out.append(f"  {json.dumps(key)}: {text}")
-    return "{\n" + ",\n".join(out) + "\n}\n"
+    return dumps_problem(data)
 
 
 def reformat(path: str) -> None:
