@@ -39,7 +39,7 @@ class Observation:
         self.task, self.state = task, state
         self.feedback = feedback
         self.step, self.max_steps, self.attempt = step, max_steps, attempt
-        self.turn = task.agents[state.turn] if task.turn_based else None
+        self.turn = task.turn_indicator(state, step)
         self.goal = task.problem.goal_text or "reach the goal"
         self._feedback_template = feedback_template
         self._replaces = replaces  # the feedback is the whole message (a tool's answer), as in Plancraft's dialogue

@@ -224,6 +224,8 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
     render = dict(data.get("render", {}))
     for typ in render.get("type_names", {}):
         p.check_type(["render", "type_names", typ], typ)
+    for i, typ in enumerate(render.get("type_order", [])):
+        p.check_type(["render", "type_order", i], typ)
     noop_cost = p.expression(data["noop_cost"], ["noop_cost"], scope0) if "noop_cost" in data else None
     for where, message, hint in quantity_errors(actions, timers, noop_cost, p.settings):  # e.g. a duration of -7
         c.error(where, message, hint)
@@ -232,6 +234,7 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
         name=data["name"], file=file, types=dict(p.types), constants=constants, settings=dict(p.settings),
         predicates=p.predicates, fluents=p.fluents, derived=p.derived, actions=actions, timers=timers,
         invariants=invariants, agents=agents, on_inapplicable=data.get("on_inapplicable", "reject"),
+        tick_rule=data.get("tick_rule", "all"),
         render=render, description=data.get("description", ""), metadata=data.get("metadata", {}),
         heuristics=heuristics, derived_strata=strata, init=static_init, raw=data, noop_cost=noop_cost,
         values=domain_values, labels=domain_labels, tables=p.tables, plugin_world=world, warnings=list(c.warnings),
@@ -640,7 +643,7 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
     return m.Problem(
         name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,
         settings=settings, goal=goal, goal_text=data.get("goal_text", ""), agents=agents,
-        max_steps=data.get("max_steps"), optimal=data.get("optimal"), description=data.get("description", ""),
+        tick_rule=data.get("tick_rule", domain.tick_rule), max_steps=data.get("max_steps"), optimal=data.get("optimal"), description=data.get("description", ""),
         metadata=data.get("metadata", {}), routing=routing, labels=labels, raw=data, warnings=list(c.warnings),
     )
 

@@ -315,6 +315,7 @@ class Domain:
     on_inapplicable: str
     render: dict
     description: str = ""
+    tick_rule: str = "all"  # "skip-after-done": the instance after one that completes waits a step (engine.task._Builder.tick)
     metadata: dict = field(default_factory=dict)
     heuristics: dict = field(default_factory=dict)
     derived_strata: list[list[str]] = field(default_factory=list)
@@ -397,6 +398,7 @@ class Problem:
     goal: Any
     goal_text: str = ""
     agents: Agents | None = None
+    tick_rule: str = "all"  # the domain's, unless the problem overrides it
     max_steps: int | None = None
     optimal: dict | None = None
     description: str = ""

@@ -138,7 +138,7 @@ def _by_object(task, state, content) -> str:
     type_names = domain.render.get("type_names", {})
     labels = task.problem.labels
     blocks = []
-    for obj, typ in task.objects(state).items():
+    for obj, typ in _in_type_order(domain, task.objects(state)):
         lines = []
         for pred, args in content["atoms"]:
             if obj in args:
@@ -163,6 +163,19 @@ def _by_object(task, state, content) -> str:
     if "turn" in content:
         blocks.append(f"It is {content['turn']}'s turn.")
     return "\n\n".join(blocks)
+
+
+def _in_type_order(domain, objects: dict) -> list:
+    """(object, type) pairs in the problem's order, regrouped by `render.type_order` when given
+    (the reference kitchen prints players before containers, whatever order its files list them in);
+    an object of a subtype goes with the first listed type it belongs to, the rest follow."""
+    order = domain.render.get("type_order")
+    if not order:
+        return list(objects.items())
+
+    def rank(item):
+        return next((i for i, t in enumerate(order) if domain.is_subtype(item[1], t)), len(order))
+    return sorted(objects.items(), key=rank)  # stable: the problem's order within a rank
 
 
 def observation(task, state: State) -> str:

@@ -7,7 +7,8 @@ goals and the objects created so far; they hash quickly and cost tens of bytes e
 can hold millions.
 
 One step: the action's effects are decided on the state before it (add wins over delete), then
-every running timer ticks once in instance order (running or paused effects, completion),
+every running timer ticks once in the order the timers were started (running or paused effects,
+completion; under the tick rule "skip-after-done" the instance after one that completes waits),
 then the turn passes, then temporal goals are updated. See docs/language.md for the exact rules.
 """
 from __future__ import annotations
@@ -32,7 +33,7 @@ GROUNDING_LIMIT = 300_000
 class State(NamedTuple):
     facts: int
     values: tuple = ()
-    timers: tuple = ()  # ((timer instance id, ticks remaining), ...) sorted by id
+    timers: tuple = ()  # ((timer instance id, ticks remaining), ...) in the order they were started
     turn: int = 0
     progress: int = 0  # latched parts of temporal goals
     created: tuple = ()  # ((name, type), ...) objects made by effects, in order
@@ -169,6 +170,7 @@ class Task:
             self.agents, self.agent_mode = [], "turns"
         self.turn_based = self.agent_mode == "turns" and len(self.agents) > 1
         self.on_inapplicable = self.domain.on_inapplicable
+        self.skip_after_done = problem.tick_rule == "skip-after-done"
         self._initial = None
 
     @classmethod
@@ -347,6 +349,19 @@ class Task:
             return False
         return action.pre.holds(state, bits)
 
+    def turn_indicator(self, state: State, steps: int = 0) -> str | None:
+        """Whose turn it is, for display: in `turns` mode the agent who must act; in `any` mode the
+        agent the reference's indicator names after `steps` steps (it passes on every step that
+        does not reach the goal, yet never restricts who acts, so it is not part of the state);
+        None with one agent or in simultaneous rounds."""
+        if self.turn_based:
+            return self.agents[state.turn]
+        if self.agent_mode == "any" and len(self.agents) > 1:
+            if steps and self.is_goal(state):
+                steps -= 1  # the reference passes the turn only on steps that do not reach the goal
+            return self.agents[steps % len(self.agents)]
+        return None
+
     # ------------------------------------------------------------ applying
     def apply(self, state: State, action: GroundAction) -> State:
         """The state after `action`; raises InapplicableAction (with reasons) if it is not applicable."""
@@ -396,7 +411,7 @@ class Task:
         turn = state.turn
         if self.turn_based:
             turn = (turn + 1) % len(self.agents)
-        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), turn, state.progress, tuple(b.created))
+        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), turn, state.progress, tuple(b.created))
         if self.goal.temporal:
             nxt = nxt._replace(progress=self._progress(nxt, state.progress))
         return nxt
@@ -410,7 +425,7 @@ class Task:
         b = self._round(state, actions)
         if b.timers:
             b.tick()
-        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn, state.progress, tuple(b.created))
+        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), state.turn, state.progress, tuple(b.created))
         if self.goal.temporal:
             nxt = nxt._replace(progress=self._progress(nxt, state.progress))
         return nxt
@@ -423,7 +438,7 @@ class Task:
             if not action.pre.holds(current, self.bits(current)):
                 raise InapplicableAction(action, self.explain(current, action))
             b.apply(action.effect, current, self.bits(current), started_now=True)
-            current = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn,
+            current = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), state.turn,
                             state.progress, tuple(b.created))
         return b
 
@@ -444,7 +459,7 @@ class Task:
                 return
             for action in choices(k, current):
                 b = self._round(current, [action])
-                nxt = State(b.facts, self._pad(tuple(b.values)), tuple(sorted(b.timers.items())), state.turn,
+                nxt = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), state.turn,
                             state.progress, tuple(b.created))
                 yield from extend(k + 1, chosen + [action], nxt)
 
@@ -835,7 +850,7 @@ class _Builder:
 
     def snapshot(self) -> State:
         t = self.task
-        return State(self.facts, t._pad(tuple(self.values)), tuple(sorted(self.timers.items())), 0, 0, tuple(self.created))
+        return State(self.facts, t._pad(tuple(self.values)), tuple(self.timers.items()), 0, 0, tuple(self.created))
 
     def apply(self, effect: GroundEffect, state: State, bits: int, started_now: bool) -> None:
         adds, dels, updates, starts, stops, creates = 0, 0, [], [], [], []
@@ -898,10 +913,26 @@ class _Builder:
         return f"{prefix}{k}"
 
     def tick(self) -> None:
-        """Every running timer advances one step, in instance order, each seeing its predecessors' effects."""
+        """Every running timer advances one step, in the order they were started, each seeing its
+        predecessors' effects.
+
+        Start order, not an internal one, because a paused instance's effects can undo a running
+        one's (lifting chicken off one stove while it cooks on another): whoever ticks last wins,
+        and the order in which they were started is the one an author (and the reference kitchen,
+        whose effects sit in a list) can see. Under "skip-after-done" the instance that follows
+        one that completes does not tick in that step at all: the reference kitchen removes a
+        finished effect from the list it is iterating over, which steps over the next one.
+        """
         task = self.task
-        for tid in sorted(self.timers):
-            if tid not in self.timers:
+        skip_next = False
+        for tid in list(self.timers):
+            if tid not in self.timers:  # stopped by an earlier instance's effects
+                continue
+            if skip_next:
+                skip_next = False
+                if tid in self.new_timers:  # its first step did not count: it completes a step later
+                    self.timers[tid] += 1
+                    self.new_timers.discard(tid)
                 continue
             u = task.universe(tuple(self.created))
             timer = task.compiled_timer(u, tid)
@@ -921,6 +952,7 @@ class _Builder:
                 del self.timers[tid]
                 current = self.snapshot()
                 self.apply(timer.done, current, task.bits(current), started_now=False)
+                skip_next = task.skip_after_done
 
 
 def ground_action_bound(domain: m.Domain, objects_of) -> int:

@@ -215,6 +215,6 @@ class Symmetry:
             bits |= 1 << target
         canon_values = tuple(sorted((task.fluent_index((task.fluent_keys[i][0], tuple(rename.get(x, x) for x in task.fluent_keys[i][1]))), v)
                                     for i, v in values))
-        canon_timers = tuple(sorted((task.timer_id(task.timer_keys[tid][0], tuple(rename.get(x, x) for x in task.timer_keys[tid][1])), r)
-                                    for tid, r in state.timers))
+        canon_timers = tuple((task.timer_id(task.timer_keys[tid][0], tuple(rename.get(x, x) for x in task.timer_keys[tid][1])), r)
+                             for tid, r in state.timers)  # start order is part of the state: kept
         return (bits, canon_values, canon_timers, state.turn, state.progress, state.created)

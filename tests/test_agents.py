@@ -134,14 +134,22 @@ def test_unknown_agents_and_options_are_clear_errors():
 
 
 def test_turn_based_robots_alternate():
-    task = Task.load("problems/multiagent/01_lettuce_burger_s42.json")
+    import json
+
+    from engine.loader import build_problem
+
+    path = "problems/multiagent/01_lettuce_burger_s42.json"
+    data = json.load(open(path))
+    data["agents"] = {"mode": "turns"}  # the kitchen's default is any robot at any step
+    task = Task(build_problem(data, path, None))
     episode = run_episode(task, make_agent("random"), Limits(max_steps=6), seed=5)
-    state, actors = task.initial_state(), []
+    state, turns = task.initial_state(), []
     for step in episode.trajectory:
         action = task.parse_action(step["action"], state)
-        actors.append(action.actor)
+        turns.append(task.turn_indicator(state))
+        assert action.actor in (turns[-1], None)  # the robot whose turn it is, or "Do nothing"
         state = task.apply(state, action)
-    assert actors == ["robot1", "robot2"] * 3
+    assert turns == ["robot1", "robot2"] * 3
 
 
 def test_the_gymnasium_adapter_plays_a_problem(sync_task):

@@ -117,7 +117,20 @@ def test_verbalisation_follows_the_data_format():
 
     assert text.description(6, [[2, 1]], [4, 2], [[2, 2]]) == \
         "You are in a 6 by 6 world. There are obstacles that you have to avoid at: (2,1). Go from (4,2) to (2,2)"
+    # the released sample files: goal cells "(r, c)", the text ends with ". "
     assert text.description(6, [[2, 1]], [0, 3], [[0, 1], [4, 4]], [1], [0]) == (
         "You are in a 6 by 6 world. There are obstacles that you have to avoid at: (2,1). You are at (0,3). "
-        "You have to visit p0 and p1. p0 is located at (0, 1) and p1 is located at (4, 4). Visit p1 before p0")
+        "You have to visit p0 and p1. p0 is located at (0, 1) and p1 is located at (4, 4). Visit p1 before p0. ")
+    # the in-context sets, as the paper's prompt prints two of its examples (Appendix, "Prompting
+    # for a valid ordering"): goal cells "(r,c)", a final period
+    assert text.description(6, [[5, 2], [2, 3], [5, 0]], [0, 2], [[3, 5], [5, 4], [2, 4], [3, 2], [4, 4]], [1, 3], [0, 2, 4],
+                            style="in-context") == (
+        "You are in a 6 by 6 world. There are obstacles that you have to avoid at: (5,2), (2,3) and (5,0). "
+        "You are at (0,2). You have to visit p0, p1, p2, p3 and p4. p0 is located at (3,5), p1 is located at (5,4), "
+        "p2 is located at (2,4), p3 is located at (3,2) and p4 is located at (4,4). Visit p1 and p3 before p0, p2 and p4.")
+    assert text.description(6, [[2, 5], [0, 2], [4, 5]], [4, 2], [[0, 1], [2, 2], [1, 2], [5, 3], [5, 5]],
+                            style="in-context") == (
+        "You are in a 6 by 6 world. There are obstacles that you have to avoid at: (2,5), (0,2) and (4,5). "
+        "You are at (4,2). You have to visit p0, p1, p2, p3 and p4. p0 is located at (0,1), p1 is located at (2,2), "
+        "p2 is located at (1,2), p3 is located at (5,3) and p4 is located at (5,5).")
     assert text.listing(["p2", "p4", "p1"]) == "p2, p4 and p1"

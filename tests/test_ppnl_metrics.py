@@ -101,3 +101,23 @@ def test_react_observation_names_the_blocking_cell_and_the_position():
     assert done and "(2,2)" in obs
     obs, _, _ = react_observation(SINGLE, (5, 2), ["down"], 1)
     assert "leave the grid at (6,2)" in obs
+
+
+def test_why_our_numbers_differ_from_the_released_scorer():
+    """The reasons domains/ppnl/README.md gives, each on a hand-worked instance."""
+    from domains.ppnl.oracle import solve_multi
+
+    # open path vs closed tour: from (0,0) to (0,1) and (0,5), both closed tours are 10 moves;
+    # dropped return legs leave 5 or 9; the open optimum is 5 moves + 2 inspects
+    answer = solve_multi(6, [], (0, 0), [(0, 1), (0, 5)])
+    assert answer.cost == 7 and answer.plan == ["right", "inspect"] + ["right"] * 4 + ["inspect"]
+    # an order-breaking plan is a failure here (the released check is a no-op)
+    wrong = "left left inspect right right right down down down down inspect".split()
+    assert not M.score(MULTI, wrong).success
+    # 5x5 and 7x7 grids score (the released evaluator's 20x20 bound raised IndexError there)
+    for size in (5, 7):
+        far = size - 1
+        inst = {**SINGLE, "size": size, "obstacles": [], "start": [0, 0], "goals": [[far, far]],
+                "optimal_cost": 2 * far, "plan": ["down"] * far + ["right"] * far}
+        s = M.score(inst, " ".join(inst["plan"]))
+        assert s.success and s.optimal

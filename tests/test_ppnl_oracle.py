@@ -121,3 +121,50 @@ def test_the_reference_tie_break_on_the_papers_example():
     # ours and the reference may differ among equal-length paths: both are shortest here
     ours = shortest_path(6, {(2, 1)}, (0, 1), (3, 4))
     assert ours == ["down", "right", "down", "down", "right", "right"]  # (1,1) (1,2) (2,2) (3,2) (3,3) (3,4)
+
+
+def test_the_reference_tie_break_compares_cells_on_the_specs_examples():
+    # the spec's coordinate check: "Go from (0,1) to (3,4)" is "right right right down down down";
+    # comparing move names would give "down down down right right right"
+    assert shortest_path(6, set(), (0, 1), (3, 4), "reference") == ["right"] * 3 + ["down"] * 3
+    # worked by hand on a 2x2 grid, (1,1) to (0,0): up (0,1) and left (1,0) both get priority 4;
+    # (0,1) is popped first, so both paths reach (0,0) with priority 5 and the tie goes to the
+    # list of cells [(1,1), (0,1), (0,0)] < [(1,1), (1,0), (0,0)]: up, left (names would say left, up)
+    assert shortest_path(2, set(), (1, 1), (0, 0), "reference") == ["up", "left"]
+
+
+def _reference_rule(size, blocked, start, goal):
+    """The released A*'s rule, written as a plain loop: take the smallest (priority, cell, cells)
+    of the frontier; a child's priority is its parent's + 1 + its Manhattan distance to the goal."""
+    def h(cell):
+        return abs(cell[0] - goal[0]) + abs(cell[1] - goal[1])
+
+    frontier, done = [(h(start), start, [start])], set()
+    while frontier:
+        best = min(frontier)
+        frontier.remove(best)
+        priority, here, cells = best
+        if here in done:
+            continue
+        done.add(here)
+        if here == goal:
+            return cells
+        r, c = here
+        for there in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= there[0] < size and 0 <= there[1] < size and there not in blocked and there not in done:
+                frontier.append((priority + 1 + h(there), there, cells + [there]))
+    return None
+
+
+@settings(max_examples=150, deadline=None)
+@given(grids(goals=st.just(1)))
+def test_the_reference_tie_break_follows_the_cell_list_rule_on_generated_grids(grid):
+    size, obstacles, start, goals, _, _ = grid
+    blocked = set(obstacles)
+    cells = _reference_rule(size, blocked, start, goals[0])
+    moves = shortest_path(size, blocked, start, goals[0], "reference")
+    if cells is None:
+        assert moves is None
+        return
+    visited, stop = follow(size, blocked, start, moves)
+    assert stop is None and visited == cells

@@ -211,9 +211,7 @@ def main(argv=None) -> int:
             target = args.out / ("train" if train else task_set) / (f"{task_set}_{rest}.json" if train else f"{number:02d}_{rest}.json")
             problem = convert(json.loads(path.read_text()), target.stem if train else f"{task_set}/{number:02d}_{rest}",
                               "training" if train else task_set)
-            if task_set == "multiagent":
-                problem["agents"] = {"mode": "turns"}
-            elif not train:
+            if task_set != "multiagent" and not train:  # multi-agent tasks take the domain's mode (any robot acts)
                 stamp(problem, task_set, number)  # the paper's horizon and the reference's step cap
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(problem, indent=1) + "\n")

@@ -36,6 +36,7 @@ from pathlib import Path
 from . import problem as P
 from .oracle import ORDER_SOLVERS, solve_multi, solve_single
 from .grid import TIE_BREAKS
+from .text import TEXT_STYLES
 
 # (setup name, grid size, {obstacle count: environments}, development share or None)
 SETUPS = [
@@ -149,7 +150,7 @@ def set_name(env: dict, split: str) -> str:
     return SET_NAMES[(env["setup"], split)]
 
 
-def solved(instance: dict, tie_break: str, order_solver: str) -> dict:
+def solved(instance: dict, tie_break: str, order_solver: str, style: str = "samples") -> dict:
     """The problem line of an instance, with its ground truth."""
     size, obstacles, start, goals = instance["size"], instance["obstacles"], instance["start"], instance["goals"]
     if not instance["multi"]:
@@ -160,7 +161,7 @@ def solved(instance: dict, tie_break: str, order_solver: str) -> dict:
         method = (f"open path from the start over breadth-first leg distances, order by OR-Tools "
                   f"{'CP-SAT' if order_solver == 'cp-sat' else '(brute force)'} with the precedence group "
                   f"(planners/routing.py, ties: earliest); plan tie-break: {tie_break}")
-    return P.problem(instance, answer, method)
+    return P.problem(instance, answer, method, style)
 
 
 def sample(problems_by_env: dict, seed: int, label: str) -> list:
@@ -171,8 +172,9 @@ def sample(problems_by_env: dict, seed: int, label: str) -> list:
     return out
 
 
-def write_all(out_dir: Path, seed: int, tie_break: str, order_solver: str, kinds, log) -> dict:
-    """Every split of the chosen kinds; returns {path: number of problems}."""
+def write_all(out_dir: Path, seed: int, tie_break: str, order_solver: str, kinds, log, style: str = "samples") -> dict:
+    """Every split of the chosen kinds, multi-goal texts as the released sample files write them
+    unless `style` says otherwise; returns {path: number of problems}."""
     envs = environments(seed)
     counts = {}
     for kind in kinds:
@@ -187,14 +189,15 @@ def write_all(out_dir: Path, seed: int, tie_break: str, order_solver: str, kinds
             P_header = P.header(size, kind == "multi", f"ppnl-{kind}-{name}")
             from engine import problemsets
 
-            problemsets.write(path, (solved(inst, tie_break, order_solver) for _, inst in items), P_header)
+            problemsets.write(path, (solved(inst, tie_break, order_solver, style) for _, inst in items), P_header)
             counts[str(path)] = len(items)
             log(f"{path}: {len(items)} problems ({time.perf_counter() - began:.1f} s)")
     return counts
 
 
-def write_eval_sets(out_dir: Path, seed: int, tie_break: str, order_solver: str, log) -> dict:
-    """The GPT-4-sized samples: 2 problems per environment of each test set."""
+def write_eval_sets(out_dir: Path, seed: int, tie_break: str, order_solver: str, log, style: str = "in-context") -> dict:
+    """The GPT-4-sized samples: 2 problems per environment of each test set, multi-goal texts as
+    the released in-context test sets write them unless `style` says otherwise."""
     from engine import problemsets
 
     envs = environments(seed)
@@ -209,7 +212,7 @@ def write_eval_sets(out_dir: Path, seed: int, tie_break: str, order_solver: str,
                     size = env["size"]
         chosen = sample(by_env, seed, label)
         path = out_dir / f"{label}.jsonl"
-        problemsets.write(path, [solved(i, tie_break, order_solver) for i in chosen], P.header(size, kind == "multi", f"ppnl-{label}"))
+        problemsets.write(path, [solved(i, tie_break, order_solver, style) for i in chosen], P.header(size, kind == "multi", f"ppnl-{label}"))
         counts[str(path)] = len(chosen)
         log(f"{path}: {len(chosen)} problems")
     return counts
@@ -226,6 +229,9 @@ def main(argv=None) -> int:
                         help="which shortest path is the plan: ours (up<down<left<right) or the reference's A*")
     parser.add_argument("--order-solver", choices=ORDER_SOLVERS, default="cp-sat",
                         help="multi goal: OR-Tools CP-SAT (default) or brute force over all orders (same answer, faster for <=6 goals)")
+    parser.add_argument("--text-style", choices=TEXT_STYLES,
+                        help="multi-goal texts: 'samples' ((r, c), ending '. ': the released sample files; default with --out) "
+                             "or 'in-context' ((r,c), ending '.': the GPT-4 test sets; default with --eval-sets)")
     parser.add_argument("--samples", type=int, default=0, help="with --stats: multi-goal optimal lengths over this many problems per goal count")
     args = parser.parse_args(argv)
     if not (args.out or args.eval_sets or args.stats):
@@ -235,10 +241,10 @@ def main(argv=None) -> int:
         print(message, file=sys.stderr, flush=True)
 
     if args.eval_sets:
-        write_eval_sets(Path(args.eval_sets), args.seed, args.tie_break, args.order_solver, log)
+        write_eval_sets(Path(args.eval_sets), args.seed, args.tie_break, args.order_solver, log, args.text_style or "in-context")
     if args.out:
         kinds = ["single", "multi"] if args.kind == "both" else [args.kind]
-        write_all(Path(args.out), args.seed, args.tie_break, args.order_solver, kinds, log)
+        write_all(Path(args.out), args.seed, args.tie_break, args.order_solver, kinds, log, args.text_style or "samples")
     if args.stats:
         from .stats import report
 

@@ -14,7 +14,8 @@ Tie-breaks (which of several shortest paths is *the* ground-truth string):
 - `reference`: a re-implementation, from the description in the benchmark's notes, of the
   released generator's A*: the priority pushed for a child is the parent's priority + 1 + the
   child's Manhattan distance to the goal (the heuristic accumulates), equal priorities go to the
-  smaller (row, col), then to the smaller path, and neighbours are tried up, down, left, right.
+  smaller (row, col), then to the path whose list of cells is smaller, and neighbours are tried
+  up, down, left, right.
   It is not always shortest on large grids, so it is used only for the plan string, never for
   the optimal cost.
 """
@@ -69,22 +70,32 @@ def shortest_path(size: int, blocked, start, goal, tie_break: str = "ours") -> l
 
 
 def _reference_astar(size, blocked, start, goal):
+    """The released generator's A*: its heap entries are (priority, cell, cells so far), so equal
+    priorities at one cell go to the path whose cells come first ((row, col) order, cell by
+    cell), not to the alphabetically first move names (which matched 2,155 of 5,857 released
+    strings; comparing cells matches all of them)."""
     def h(cell):
         return abs(cell[0] - goal[0]) + abs(cell[1] - goal[1])
 
-    heap = [(h(start), start, [])]
+    heap = [(h(start), start, (start,))]
     closed = set()
     while heap:
-        priority, here, path = heapq.heappop(heap)
+        priority, here, cells = heapq.heappop(heap)
         if here in closed:
             continue
         closed.add(here)
         if here == goal:
-            return path
-        for name, there in neighbours(size, blocked, here):
+            return moves_between(cells)
+        for _, there in neighbours(size, blocked, here):
             if there not in closed:
-                heapq.heappush(heap, (priority + 1 + h(there), there, path + [name]))
+                heapq.heappush(heap, (priority + 1 + h(there), there, cells + (there,)))
     return None
+
+
+def moves_between(cells) -> list[str]:
+    """The move names that walk through consecutive cells."""
+    names = {(dr, dc): name for name, dr, dc in MOVES}
+    return [names[(b[0] - a[0], b[1] - a[1])] for a, b in zip(cells, cells[1:])]
 
 
 def follow(size: int, blocked, start, moves):

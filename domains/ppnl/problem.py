@@ -57,8 +57,9 @@ def optimal_record(answer: Answer, multi: bool, method: str) -> dict:
     return {"cost": answer.cost, "method": method, "plan": list(answer.plan)}
 
 
-def problem(instance: dict, answer: Answer, method: str) -> dict:
-    """One problem line. `instance`: name, split, env, size, obstacles, start, goals, before, after, multi."""
+def problem(instance: dict, answer: Answer, method: str, style: str = "samples") -> dict:
+    """One problem line. `instance`: name, split, env, size, obstacles, start, goals, before, after, multi;
+    `style`: how a multi-goal text is written (text.TEXT_STYLES), recorded as metadata.text_style."""
     size, obstacles, start, goals = instance["size"], instance["obstacles"], instance["start"], instance["goals"]
     before, after, multi = instance.get("before", []), instance.get("after", []), instance["multi"]
     init = [["at", *at(start)]] + geometry(size) + [["obstacle", *at(o)] for o in obstacles]
@@ -68,7 +69,7 @@ def problem(instance: dict, answer: Answer, method: str) -> dict:
         "name": instance["name"],
         "init": init,
         "goal": goal_formula(goals, before, after, multi),
-        "goal_text": text.goal_text(start, goals, before, after, multi),
+        "goal_text": text.goal_text(start, goals, before, after, multi, style),
     }
     if multi:
         routing = {"exact": True, "tour": "open",
@@ -77,11 +78,11 @@ def problem(instance: dict, answer: Answer, method: str) -> dict:
             routing["precedence"] = [{"before": [f"p{i}" for i in before], "after": [f"p{j}" for j in after]}]
         data["routing"] = routing
     data["optimal"] = optimal_record(answer, multi, method)
-    data["metadata"] = {
+    data["metadata"] = {**({"text_style": style} if multi else {}),
         "split": instance["split"], "env": instance["env"], "size": size, "obstacles": obstacles,
         "start": list(start), "goals": [list(g) for g in goals],
         "before": [f"p{i}" for i in before], "after": [f"p{j}" for j in after],
-        "nl": text.description(size, obstacles, start, goals, before, after, multi),
+        "nl": text.description(size, obstacles, start, goals, before, after, multi, style),
         "answer": text.answer(answer.plan) if answer.solvable else NOT_REACHABLE,
     }
     return data
