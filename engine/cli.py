@@ -1,4 +1,4 @@
-"""The `groundplan` command: validate, show, actions, play, check, plan.
+"""The `groundplan` command: validate, show, actions, play, check, plan, import-pddl, export-pddl.
 
 Exit codes, for every command: 0 valid; 1 an invalid plan, domain or problem (it was read, and is
 wrong); 2 usage errors and input that cannot be read at all (missing, not a regular file, too
@@ -278,6 +278,55 @@ def generate(ctx, world):
     except ModuleNotFoundError:
         _fail(f"the world '{world}' has no generator", EXIT_USAGE)
     sys.exit(module.main(list(ctx.args)))
+
+
+@main.command(name="import-pddl")
+@click.argument("domain", type=click.Path(dir_okay=False))
+@click.argument("problems", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for domain.json and one JSON per problem.")
+@handles_errors
+def import_pddl_command(domain, problems, out):
+    """Import a PDDL domain and problems (PDDL 2.1 level 1, derived predicates, action costs)."""
+    from pathlib import Path
+
+    from .layout import dumps_problem
+    from .loader import build_problem, load_domain
+    from .pddl.reader import import_pddl
+    from .files import read_file_text
+
+    for path in (domain, *problems):
+        read_file_text(path)  # a missing file, a FIFO or a huge file: the usual clear refusal
+    ours, converted = import_pddl(domain, problems)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    loaded = load_domain(ours)  # what we write must load: checked before writing
+    (folder / "domain.json").write_text(json.dumps(ours, indent=1) + "\n")
+    click.echo(f"{folder / 'domain.json'}: {len(ours['actions'])} actions, {len(ours['predicates'])} predicates")
+    for source, data in zip(problems, converted):
+        target = folder / (Path(source).stem + ".json")
+        build_problem(data, str(target), None, domain=loaded)
+        target.write_text(dumps_problem(data))
+        click.echo(f"{target}: {len(data['objects'])} objects, {len(data['init'])} facts")
+
+
+@main.command(name="export-pddl")
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for domain.pddl and <problem>.pddl.")
+@handles_errors
+def export_pddl_command(problem, out):
+    """Write a problem and its domain as PDDL, or say which construct PDDL cannot express."""
+    from pathlib import Path
+
+    from .pddl.writer import export_pddl
+
+    task = _load_task(problem)
+    export = export_pddl(task.problem)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "domain.pddl").write_text(export.domain)
+    target = folder / (Path(problem).stem + ".pddl")
+    target.write_text(export.problem)
+    click.echo(f"{folder / 'domain.pddl'}\n{target}")
 
 
 try:  # planners register `groundplan plan` when present

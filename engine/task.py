@@ -295,14 +295,20 @@ class Task:
                     i = self.fluent_index(key)
                     values.extend(self.fluent_defaults[len(values):i + 1] if len(values) <= i else [])
                     values[i] = value
-            state = State(facts, self._pad(tuple(values)))
+            state = State(facts, self._canonical_values(tuple(values)))
             self._initial = state._replace(progress=self._progress(state, 0))
         return self._initial
 
-    def _pad(self, values: tuple) -> tuple:
-        if len(values) < len(self.fluent_keys):
-            values = values + tuple(self.fluent_defaults[len(values):])
-        return values
+    def _canonical_values(self, values: tuple) -> tuple:
+        """The values with their trailing defaults dropped, so that one state has one tuple (and one
+        hash) however many fluents had been interned when it was built: padding to the fluents
+        known so far made the initial state, built before a search interned more, differ from
+        the same state reached later."""
+        defaults = self.fluent_defaults
+        n = len(values)
+        while n and values[n - 1] == defaults[n - 1]:
+            n -= 1
+        return values if n == len(values) else values[:n]
 
     def bits(self, state: State) -> int:
         """The state's facts plus its derived facts (computed once per distinct fact set)."""
@@ -411,7 +417,7 @@ class Task:
         turn = state.turn
         if self.turn_based:
             turn = (turn + 1) % len(self.agents)
-        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), turn, state.progress, tuple(b.created))
+        nxt = State(b.facts, self._canonical_values(tuple(b.values)), tuple(b.timers.items()), turn, state.progress, tuple(b.created))
         if self.goal.temporal:
             nxt = nxt._replace(progress=self._progress(nxt, state.progress))
         return nxt
@@ -425,7 +431,7 @@ class Task:
         b = self._round(state, actions)
         if b.timers:
             b.tick()
-        nxt = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), state.turn, state.progress, tuple(b.created))
+        nxt = State(b.facts, self._canonical_values(tuple(b.values)), tuple(b.timers.items()), state.turn, state.progress, tuple(b.created))
         if self.goal.temporal:
             nxt = nxt._replace(progress=self._progress(nxt, state.progress))
         return nxt
@@ -438,7 +444,7 @@ class Task:
             if not action.pre.holds(current, self.bits(current)):
                 raise InapplicableAction(action, self.explain(current, action))
             b.apply(action.effect, current, self.bits(current), started_now=True)
-            current = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), state.turn,
+            current = State(b.facts, self._canonical_values(tuple(b.values)), tuple(b.timers.items()), state.turn,
                             state.progress, tuple(b.created))
         return b
 
@@ -459,7 +465,7 @@ class Task:
                 return
             for action in choices(k, current):
                 b = self._round(current, [action])
-                nxt = State(b.facts, self._pad(tuple(b.values)), tuple(b.timers.items()), state.turn,
+                nxt = State(b.facts, self._canonical_values(tuple(b.values)), tuple(b.timers.items()), state.turn,
                             state.progress, tuple(b.created))
                 yield from extend(k + 1, chosen + [action], nxt)
 
@@ -850,7 +856,7 @@ class _Builder:
 
     def snapshot(self) -> State:
         t = self.task
-        return State(self.facts, t._pad(tuple(self.values)), tuple(self.timers.items()), 0, 0, tuple(self.created))
+        return State(self.facts, t._canonical_values(tuple(self.values)), tuple(self.timers.items()), 0, 0, tuple(self.created))
 
     def apply(self, effect: GroundEffect, state: State, bits: int, started_now: bool) -> None:
         adds, dels, updates, starts, stops, creates = 0, 0, [], [], [], []

@@ -121,7 +121,7 @@ def _joint_step(task: Task, state: State, line: str):
             b = task._round(current, [action])
         except InapplicableAction as exc:
             return ValidationResult(INAPPLICABLE, action=part, final_state=state, reasons=exc.reasons)
-        current = State(b.facts, task._pad(tuple(b.values)), tuple(b.timers.items()), state.turn, state.progress,
+        current = State(b.facts, task._canonical_values(tuple(b.values)), tuple(b.timers.items()), state.turn, state.progress,
                         tuple(b.created))
     return actions, task.apply_joint(state, actions)
 

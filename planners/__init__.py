@@ -8,7 +8,9 @@ Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, was
 (greedy search with exploration for deceptive heuristics, then a goal agenda; satisficing), prove
 (unit costs: a plan first, then breadth-first search below its cost, pruned by landmark counting
 and h_max; optimal, and the strongest prover for long timed tasks), tsp
-(OR-Tools routing over target visits), auto (an optimal planner suited to the problem).
+(OR-Tools routing over target visits), fd (Fast Downward on the PDDL export, its plan replayed
+here; `heuristic` is its search string, default astar(lmcut())), auto (an optimal planner suited
+to the problem).
 OR-Tools is imported only by the routing planner and the opcount heuristic.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from .result import (MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, STATUSES, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED,
                      PlanResult)
 
-PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "explore", "prove", "tsp", "auto")
+PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "explore", "prove", "tsp", "fd", "auto")
 
 
 def solve(task, planner: str = "auto", heuristic: str | None = None, weight: float = 2.0, time_limit: float | None = None,
@@ -53,6 +55,11 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
     orbits = Symmetry.detect(task) if symmetry else None
     if planner == "auto":
         planner, heuristic = _auto(task, heuristic)
+    if planner == "fd":
+        from .fast_downward import DEFAULT_SEARCH, plan_with_fast_downward
+
+        return plan_with_fast_downward(task, search=heuristic or DEFAULT_SEARCH, time_limit=time_limit,
+                                       memory_limit=memory_limit)
     if planner == "tsp":
         from .routing import solve_routing
 

@@ -24,6 +24,8 @@ def _heuristic_help() -> str:
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.option("--planner", type=click.Choice(PLANNERS), default="auto", show_default=True)
 @click.option("--heuristic", default=None, help=_heuristic_help())
+@click.option("--fd-search", default=None, metavar="CONFIG",
+              help="With --planner fd: Fast Downward's search, e.g. 'astar(lmcut())' (the default) or 'lazy_greedy([ff()])'.")
 @click.option("--weight", default=2.0, show_default=True, help="Weight for wastar.")
 @click.option("--time-limit", type=float, default=None, help="Seconds.")
 @click.option("--memory-limit", type=float, default=None, help="MB above the start-up footprint.")
@@ -34,9 +36,15 @@ def _heuristic_help() -> str:
 @click.option("--polish", type=float, default=None, metavar="SECONDS",
               help="Then re-optimise a satisficing plan window by window for up to SECONDS (unit costs).")
 @handles_errors
-def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json, store, symmetry, polish):
+def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json, store, symmetry, polish, fd_search=None):
     """Compute a plan; optimal planners prove their cost (status solved-optimal)."""
     import time
+
+    from engine.cli import EXIT_USAGE, _fail
+    if fd_search is not None:
+        if planner != "fd":
+            _fail("error: --fd-search needs --planner fd", EXIT_USAGE, as_json)
+        heuristic = fd_search
 
     from engine.budget import alarm, cap_address_space
     from engine.errors import ResourceLimit

@@ -68,9 +68,10 @@ def relay(task: Task, search, time_limit: float | None = None, order=None):
 
 
 def _noop(task: Task, state, agent: str):
-    """An applicable action of `agent` that changes nothing (the domain's wait), or None."""
+    """An applicable action of `agent` (or of no one in particular) that changes nothing (the
+    domain's wait), or None."""
     for action in task.applicable(state):
-        if action.actor == agent and action.effect.simple and not action.effect.add and not action.effect.delete:
+        if action.actor in (agent, None) and action.effect.simple and not action.effect.add and not action.effect.delete:
             return action
     return None
 
@@ -82,7 +83,7 @@ def _reaches_goal(task: Task, state, actions) -> bool:
         if not pending:
             return task.is_goal(state)
         agent = task.agents[state.turn]
-        if pending[0].actor == agent:
+        if pending[0].actor in (agent, None):  # an action that names no agent is anyone's
             action = pending.pop(0)
             if not task.is_applicable(state, action):
                 return False
@@ -116,7 +117,7 @@ def schedule(task: Task, serial_plan: list[str]) -> list | None:
     while not task.is_goal(state) and len(out) < limit:
         agent = task.agents[state.turn]
         chosen = None
-        mine = next((i for i, a in enumerate(pending) if a.actor == agent), None)
+        mine = next((i for i, a in enumerate(pending) if a.actor in (agent, None)), None)
         if mine is not None and task.is_applicable(state, pending[mine]):
             rest = pending[:mine] + pending[mine + 1:]
             if mine == 0 or _reaches_goal(task, task.successor(state, pending[mine]), rest):

@@ -50,3 +50,14 @@ def blocks_problems(draw):
     goal = [f for f in facts(towers()) if f[0] == "on"] or [["handempty"]]
     return {"groundplan": "1", "name": "gen", "domain": "blocksworld", "objects": {b: "block" for b in blocks},
             "init": init, "goal": {"and": goal}}
+
+
+def in_turns(path: str):
+    """A multi-agent kitchen task with the robots taking turns (the domain's default is any robot
+    at any step): what the turn-scheduling planners and their tests are about."""
+    from engine import Task
+    from engine.loader import build_problem
+
+    data = json.loads(Path(path).read_text())
+    data["agents"] = {"mode": "turns"}
+    return Task(build_problem(data, path, None))

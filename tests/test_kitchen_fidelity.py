@@ -228,3 +228,22 @@ def test_a_multi_agent_observation_lists_every_robots_actions_and_no_turn():
     actions = text.split("Valid Actions:\n")[1].split("\n\n")[0].splitlines()
     assert any("robot1" in a for a in actions) and any("robot2" in a for a in actions)
     assert "turn" not in text
+
+
+# ---------------------------------------------------------------- found on the way
+def test_a_state_has_one_hash_however_many_fluents_were_interned_when_it_was_built():
+    """The initial state was padded to the fluents known when it was built; a cut interns the
+    cut counter, after which the same state reached by waiting had a longer tuple and another
+    hash, and searches held it twice."""
+    t = kitchen({"board1": "board", "table1": "table"}, {"lettuce1": ("lettuce", "table1", ["iscuttable"])})
+    start = t.initial_state()
+    for state in [start] + [t.successor(start, a) for a in t.applicable(start)]:
+        for a in t.applicable(state):
+            t.successor(state, a)  # interns what the actions touch
+    cut = run(t, ["Move robot1 from board1 to table1", "Pick up lettuce1 from table1 using robot1",
+                  "Move robot1 from table1 to board1", "Place lettuce1 on board1 using robot1",
+                  "Cut lettuce1 on board1 using robot1"])
+    assert t.fluent_keys  # the counter is interned now
+    waited = t.wait_step(start)  # the builder's path, which pads or trims the values
+    assert waited == start and hash(waited) == hash(start)
+    assert cut[-1].values != start.values
