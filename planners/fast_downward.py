@@ -22,7 +22,8 @@ from pathlib import Path
 from .result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED, PlanResult
 
 DEFAULT_SEARCH = "astar(lmcut())"
-AXIOM_SEARCH = "astar(blind())"  # the default when the export has derived predicates: LM-cut refuses axioms
+AXIOM_SEARCH = "astar(blind())"  # the default when the export has axioms: LM-cut refuses them (h_max is unsafe with them)
+CONDITIONAL_SEARCH = "astar(hmax())"  # the default with conditional effects, which LM-cut refuses
 # what may appear inside an A* whose result is optimal: Fast Downward's admissible heuristics and
 # the pieces they are built from; anything else (or another search) is reported as satisficing
 ADMISSIBLE = ("blind", "hmax", "lmcut", "ipdb", "cpdbs", "pdb", "cegar", "merge_and_shrink", "hm", "zopdbs", "max",
@@ -71,8 +72,11 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
     if export.numeric:
         return PlanResult(UNSUPPORTED, name, heuristic=search,
                           reason=f"Fast Downward plans with no numeric fluents besides action costs ({', '.join(export.numeric)})")
-    if export.axioms and search == DEFAULT_SEARCH:
-        search = AXIOM_SEARCH  # LM-cut does not support derived predicates
+    if search == DEFAULT_SEARCH:  # LM-cut refuses axioms (which the translator also makes of
+        if export.axioms:        # quantified or disjunctive conditions) and conditional effects
+            search = AXIOM_SEARCH
+        elif export.conditional:
+            search = CONDITIONAL_SEARCH
     with tempfile.TemporaryDirectory(prefix="groundplan-fd-") as work:
         folder = Path(work)
         (folder / "domain.pddl").write_text(export.domain)

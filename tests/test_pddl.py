@@ -280,3 +280,44 @@ def test_our_optimal_plans_are_valid_in_pyperplans_semantics(path, tmp_path):
         state = op.apply(state)
     assert grounded.goal_reached(state) and len(result.actions) == result.cost
     assert pyperplan is not None
+
+
+# ---------------------------------------------------------------- the PDDL that unified-planning ships
+def _up_domain(name):
+    up = pytest.importorskip("unified_planning")
+    import glob
+    import os
+
+    folder = os.path.join(os.path.dirname(up.__file__), "test", "pddl", name)
+    files = sorted(glob.glob(os.path.join(folder, "*.pddl")))
+    domain = next(f for f in files if os.path.basename(f) in ("domain.pddl", "d.pddl"))
+    return domain, [f for f in files if f != domain]
+
+
+@pytest.mark.parametrize("name", ["depot", "miconic", "safe_road", "counters"])
+def test_unified_plannings_pddl_imports_and_fast_downward_agrees(name):
+    """Their domains in the fragment: our A* with an admissible heuristic and Fast Downward's A*
+    find the same optimum, and Fast Downward's plan replays here at that cost (counters uses
+    numeric fluents, which Fast Downward refuses: ours alone)."""
+    domain, problems = _up_domain(name)
+    ours_domain, converted = import_pddl(domain, problems[:1])
+    task = _task(ours_domain, converted[0])
+    ours = solve(task, planner="astar", heuristic="hmax", time_limit=60)
+    assert ours.status == SOLVED_OPTIMAL
+    from planners.fast_downward import driver
+    if driver() is None:
+        pytest.skip("Fast Downward is not installed")
+    theirs = solve(task, planner="fd", time_limit=60)
+    if name == "counters":
+        assert theirs.status == "unsupported" and "numeric" in theirs.reason
+        return
+    assert theirs.status == SOLVED_OPTIMAL and theirs.cost == ours.cost
+    assert validate_plan(task, theirs.plan).cost == ours.cost
+
+
+@pytest.mark.parametrize("name,construct", [("matchcellar", "durative"), ("parking_action_cost", "durative"),
+                                            ("car_nl", "process")])
+def test_unified_plannings_pddl_outside_the_fragment_is_refused_by_name(name, construct):
+    domain, problems = _up_domain(name)
+    with pytest.raises(ModelError, match=construct):
+        import_pddl(domain, problems)

@@ -9,8 +9,10 @@ initial literals, another metric) is refused before parsing, naming the construc
 
 The two semantics agree where it matters: a PDDL step decides every effect on the state before
 it, and an atom both added and deleted ends true; so does ours. An action that never increases
-`total-cost` costs 0 when the domain declares `:action-costs`, 1 otherwise, as Fast Downward
-counts it. `either` has no counterpart in a type tree: a parameter typed `(either a b)` gets the
+`total-cost` costs 0 when the domain has a `total-cost` function, 1 otherwise, as Fast Downward
+counts it. Requirements are read leniently, as planners do: IPC files often leave out one they
+use. The `pddl` package reads no negative number literals (`(= (x b0) -7)`): such a file is
+refused at that line. `either` has no counterpart in a type tree: a parameter typed `(either a b)` gets the
 nearest common ancestor of a and b and a precondition over hidden static predicates
 `either-a`/`either-b`, true of every object of those types.
 """
@@ -54,11 +56,36 @@ def _refuse_unsupported(text: str, file: str) -> None:
               hint or "groundplan imports PDDL 2.1 level 1 with derived predicates and action costs")
 
 
+FRAGMENT = (":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
+            ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions",
+            ":conditional-effects", ":adl", ":derived-predicates", ":numeric-fluents", ":action-costs")
+
+
+def _lenient(text: str, kind: str) -> str:
+    """The text as the `pddl` package will read it: a domain declares every requirement of the
+    fragment (planners such as Fast Downward ignore the list, and IPC files leave out what they
+    use: `:typing` in sailing, `:action-costs` in tpp), `:fluents` is `:numeric-fluents`, and an
+    empty goal `()` is `(and)`. Line numbers are kept, so errors still point at the right line."""
+    if kind == "domain":
+        found = re.search(r"\(\s*:requirements\b([^)]*)\)", text, re.IGNORECASE)
+        if found:
+            declared = found.group(1).lower().replace(":fluents", ":numeric-fluents").split()
+            merged = " ".join(dict.fromkeys(declared + list(FRAGMENT)))
+            newlines = found.group(0).count("\n")
+            text = text[:found.start()] + f"(:requirements {merged})" + "\n" * newlines + text[found.end():]
+        else:
+            head = re.search(r"\(\s*domain\s+[^\s()]+\s*\)", text, re.IGNORECASE)
+            if head:
+                text = text[:head.end()] + f" (:requirements {' '.join(FRAGMENT)})" + text[head.end():]
+    return re.sub(r"\(\s*:goal\s*\(\s*\)\s*\)", "(:goal (and))", text, flags=re.IGNORECASE)
+
+
 def _parse(kind: str, text: str, file: str, requirements=None):
     """The `pddl` package's parse, its syntax errors turned into ours (file and line)."""
     from lark.exceptions import LarkError
 
     from pddl.exceptions import PDDLError
+    text = _lenient(text, kind)
     try:
         if kind == "domain":
             from pddl.parser.domain import DomainParser
@@ -102,12 +129,12 @@ class _Reader:
     """Walks the `pddl` package's objects and writes ours."""
 
     def __init__(self, domain, file: str):
-        from pddl.requirements import Requirements
-
         self.d = domain
         self.file = file
-        self.requirements = set(domain.requirements)
-        self.action_costs = Requirements.ACTION_COSTS in self.requirements
+        # action costs are in use when the domain has a total-cost (Fast Downward's rule: then an
+        # action that does not increase it costs 0); the requirement list is not evidence, every
+        # domain is read with the whole fragment's (_lenient)
+        self.action_costs = any(str(f.name).lower() == "total-cost" for f in domain.functions)
         self.types = {self.name(t): (self.name(p) if p else "object") for t, p in domain.types.items()}
         self.types.pop("object", None)
         self.either_types: set[str] = set()  # types some parameter's `either` checks

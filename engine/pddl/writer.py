@@ -39,7 +39,8 @@ class Export:
     objects: dict = field(default_factory=dict)  # PDDL object name -> our object name
     unit_cost: bool = True  # no :action-costs: every action costs 1
     numeric: list = field(default_factory=list)  # the numeric fluents written (Fast Downward takes none)
-    axioms: bool = False  # derived predicates written (some of Fast Downward's heuristics refuse them)
+    axioms: bool = False  # derived predicates, or conditions Fast Downward's translator turns into axioms
+    conditional: bool = False  # conditional effects written (LM-cut refuses them)
 
     def plan_to_ours(self, line: str) -> str:
         """'(move rooma roomb)' as our '(move roomA roomB)' (names mapped back), for parse_action."""
@@ -283,5 +284,7 @@ def export_pddl(problem: m.Problem) -> Export:
     domain = w.domain_text()
     objects = {pddl: ours for ours, pddl in w.names.kinds.get("object", {}).items()}
     numeric = [f.name for f in problem.domain.fluents.values() if f.value is None]
+    axiomatic = {":derived-predicates", ":disjunctive-preconditions", ":existential-preconditions",
+                 ":universal-preconditions"}
     return Export(domain, text, dict(w.action_names), objects, unit_cost=not w.costly, numeric=numeric,
-                  axioms=bool(problem.domain.derived))
+                  axioms=bool(axiomatic & w.requirements), conditional=":conditional-effects" in w.requirements)
