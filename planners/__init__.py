@@ -9,8 +9,8 @@ Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, was
 (unit costs: a plan first, then breadth-first search below its cost, pruned by landmark counting
 and h_max; optimal, and the strongest prover for long timed tasks), tsp
 (OR-Tools routing over target visits), fd (Fast Downward on the PDDL export, its plan replayed
-here; `heuristic` is its search string, default astar(lmcut())), auto (an optimal planner suited
-to the problem).
+here; `heuristic` is its search string, default astar(lmcut())), auto (optimal planners chosen by
+the task's features, in time slices: planners/portfolio.py).
 OR-Tools is imported only by the routing planner and the opcount heuristic.
 """
 from __future__ import annotations
@@ -54,7 +54,13 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
 
     orbits = Symmetry.detect(task) if symmetry else None
     if planner == "auto":
-        planner, heuristic = _auto(task, heuristic)
+        if heuristic:  # a heuristic named: A* with it
+            planner = "astar"
+        else:
+            from .portfolio import run_auto
+
+            return run_auto(task, lambda p, h, seconds: _solve(task, p, h, weight, seconds, memory_limit, start, symmetry),
+                            time_limit, start)
     if planner == "fd":
         from .fast_downward import DEFAULT_SEARCH, plan_with_fast_downward
 
@@ -138,21 +144,6 @@ def _explore(task, name, h, orbits, start, time_limit, memory_limit):
                        symmetry=Symmetry.detect(sub))
     left = None if time_limit is None else max(time_limit - result.seconds, 0.001)
     return solve_agenda(task, leg, time_limit=left, planner="explore")
-
-
-def _auto(task, heuristic):
-    from .relaxation import unsupported
-    from .search import unit_costs
-
-    if heuristic:
-        return "astar", heuristic
-    if task.problem.routing is not None:
-        return "tsp", None
-    # temporal goals stay with blind search: on BabyAI's sequences (goals in numeric tests the
-    # relaxation cannot see) A* with h_max expands more states than breadth-first search
-    if unsupported(task) is None and not task.goal.temporal:
-        return "astar", "hmax"
-    return ("bfs", None) if unit_costs(task) else ("ucs", None)
 
 
 __all__ = ["solve", "PlanResult", "PLANNERS", "STATUSES", "SOLVED_OPTIMAL", "SOLVED_SATISFICING", "UNSOLVABLE_PROVEN",

@@ -1,0 +1,192 @@
+"""Expansions per second of groundplan's planners against Fast Downward's and pyperplan's, in one run.
+
+    pip install -e '.[bench]'     # pyperplan and up-fast-downward (the Fast Downward binary)
+    python evals/bench/planners_vs_fast_downward.py [--repeats 3] [--profile]
+
+Fast Downward is the bar: the table prints, per task and search, the cost each found (they must
+agree: every configuration here is optimal), the expansions, the expansions per second of
+groundplan (search only: grounding excluded), of Fast Downward (its own "Search time", the
+translator excluded) and of pyperplan, and the ratio groundplan / Fast Downward. Tasks: gripper
+prob03 and prob04 and blocks-4-0 (our files, exported to PDDL for the other two), and two IPC
+domains imported from the PDDL that unified-planning ships (depot, miconic). `--profile` adds
+the three largest costs per expansion of our A* with LM-cut on gripper prob04 (cProfile, own
+time), the places to work on next.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+CONFIGS = [  # (ours: planner, heuristic), Fast Downward's search, pyperplan's (None: not comparable)
+    ("bfs", None, "astar(blind())", "bfs"),
+    ("astar", "hmax", "astar(hmax())", "astar-hmax"),
+    ("astar", "lmcut", "astar(lmcut())", "astar-lmcut"),
+]
+
+
+def tasks():
+    """(name, Task) for every benchmark task; the IPC ones imported from unified-planning's files."""
+    from engine import Task
+    from engine.loader import build_problem, load_domain
+    from engine.pddl.reader import import_pddl
+
+    out = [(name, Task.load(str(ROOT / path))) for name, path in (
+        ("gripper/prob03", "problems/gripper/prob03.json"), ("gripper/prob04", "problems/gripper/prob04.json"),
+        ("blocks-4-0", "problems/blocksworld/blocks-4-0.json"))]
+    try:
+        import unified_planning
+    except ImportError:
+        print("unified-planning is not installed: the IPC domains are left out", file=sys.stderr)
+        return out
+    base = Path(unified_planning.__file__).parent / "test" / "pddl"
+    for name in ("depot", "miconic"):
+        domain, problems = import_pddl(str(base / name / "domain.pddl"), [str(base / name / "problem.pddl")])
+        out.append((f"ipc/{name}", Task(build_problem(problems[0], name, None, domain=load_domain(domain)))))
+    return out
+
+
+def run_ours(task, planner, heuristic):
+    from planners import solve
+
+    task.applicable(task.initial_state())  # grounding, excluded as for the others
+    result = solve(task, planner=planner, heuristic=heuristic)
+    assert result.status == "solved-optimal", result
+    return result.cost, result.expanded, result.seconds
+
+
+def run_fast_downward(folder: Path, search: str):
+    from planners.fast_downward import driver
+
+    run = subprocess.run([sys.executable, str(driver()), "--plan-file", "plan", "domain.pddl", "problem.pddl",
+                          "--search", search], cwd=folder, capture_output=True, text=True)
+    if run.returncode != 0:
+        return None
+    expanded = int(re.findall(r"Expanded (\d+) state", run.stdout)[-1])
+    seconds = float(re.findall(r"Search time: ([0-9.]+)s", run.stdout)[-1])
+    cost = float(re.findall(r"Plan cost: ([0-9.]+)", run.stdout)[-1])
+    return cost, expanded, seconds
+
+
+def run_pyperplan(folder: Path, algorithm: str):
+    import logging
+
+    from pyperplan.heuristics.lm_cut import LmCutHeuristic
+    from pyperplan.heuristics.relaxation import hMaxHeuristic
+    from pyperplan.planner import _ground, _parse
+    from pyperplan.search import astar_search, breadth_first_search
+
+    try:
+        task = _ground(_parse(str(folder / "domain.pddl"), str(folder / "problem.pddl")))
+    except Exception:  # outside pyperplan's STRIPS fragment
+        return None
+    expanded = []
+
+    class Count(logging.Handler):
+        def emit(self, record):
+            found = re.match(r"(\d+) Nodes expanded", record.getMessage())
+            if found:
+                expanded.append(int(found.group(1)))
+    root = logging.getLogger()
+    saved, level = root.handlers[:], root.level
+    root.handlers, _ = [Count()], root.setLevel(logging.INFO)
+    try:
+        began = time.perf_counter()
+        if algorithm == "bfs":
+            plan = breadth_first_search(task)
+        else:
+            plan = astar_search(task, (hMaxHeuristic if algorithm == "astar-hmax" else LmCutHeuristic)(task))
+        seconds = time.perf_counter() - began
+    finally:
+        root.handlers = saved
+        root.setLevel(level)
+    return len(plan), (expanded or [0])[-1], seconds
+
+
+def profile(task) -> list[str]:
+    """The three functions with the most own time in our A* + LM-cut, per expansion."""
+    from planners import solve
+
+    task.applicable(task.initial_state())
+    profiler = cProfile.Profile()
+    profiler.enable()
+    result = solve(task, planner="astar", heuristic="lmcut")
+    profiler.disable()
+    stats = pstats.Stats(profiler, stream=io.StringIO())
+    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:3]
+    out = []
+    for (file, line, name), (_, calls, own, _, _) in rows:
+        out.append(f"{name} ({Path(file).name}:{line}): {own / max(result.expanded, 1) * 1e6:.1f} us per expansion, "
+                   f"{calls} calls")
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args(argv)
+    from engine.pddl.writer import export_pddl
+    from planners.fast_downward import driver
+
+    if driver() is None:
+        print("Fast Downward is not installed: pip install -e '.[bench]'", file=sys.stderr)
+        return 2
+    try:
+        import pyperplan  # noqa: F401
+        have_pyperplan = True
+    except ImportError:
+        have_pyperplan = False
+    print(f"{'task':16} {'search':12} {'cost':>6} {'gp exp':>8} {'gp exp/s':>10} {'fd exp':>8} {'fd exp/s':>10} "
+          f"{'pp exp/s':>10} {'gp/fd':>7}")
+    ratios: dict[str, list] = {}
+    for name, task in tasks():
+        export = export_pddl(task.problem)
+        with tempfile.TemporaryDirectory() as work:
+            folder = Path(work)
+            (folder / "domain.pddl").write_text(export.domain)
+            (folder / "problem.pddl").write_text(export.problem)
+            for planner, heuristic, search, pp_name in CONFIGS:
+                ours, theirs, pp = [], [], []
+                for _ in range(args.repeats):
+                    ours.append(run_ours(task, planner, heuristic))
+                    theirs.append(run_fast_downward(folder, search))
+                    if have_pyperplan:
+                        pp.append(run_pyperplan(folder, pp_name))
+                label = f"{planner}-{heuristic}" if heuristic else planner
+                if theirs[0] is None:
+                    print(f"{name:16} {label:12} Fast Downward refused {search}")
+                    continue
+                assert abs(theirs[0][0] - ours[0][0]) < 1e-9, f"{name} {label}: Fast Downward {theirs[0][0]}, ours {ours[0][0]}"
+                g_rate = statistics.median(e / max(s, 1e-9) for _, e, s in ours)
+                f_rate = statistics.median(e / max(s, 1e-4) for _, e, s in theirs)
+                p_rate = statistics.median(e / max(s, 1e-9) for _, e, s in pp) if pp and pp[0] else float("nan")
+                ratio = g_rate / f_rate
+                ratios.setdefault(label, []).append(ratio)
+                print(f"{name:16} {label:12} {ours[0][0]:>6g} {ours[0][1]:>8} {g_rate:>10.0f} {theirs[0][1]:>8} {f_rate:>10.0f} "
+                      f"{p_rate:>10.0f} {ratio:>7.3f}", flush=True)
+    for label, values in ratios.items():
+        print(f"median ratio groundplan / Fast Downward, {label}: {statistics.median(values):.3f}")
+    if args.profile:
+        task = next(t for n, t in tasks() if n == "gripper/prob04")
+        print("largest costs per expansion, our A* + LM-cut on gripper prob04:")
+        for line in profile(task):
+            print("  " + line)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())
