@@ -137,6 +137,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--pyperplan-lmcut", action="store_true",
+                        help="also time pyperplan's LM-cut (about 5 minutes a run on gripper prob04)")
     args = parser.parse_args(argv)
     from engine.pddl.writer import export_pddl
     from planners.fast_downward import driver
@@ -163,7 +165,7 @@ def main(argv=None) -> int:
                 for _ in range(args.repeats):
                     ours.append(run_ours(task, planner, heuristic))
                     theirs.append(run_fast_downward(folder, search))
-                    if have_pyperplan:
+                    if have_pyperplan and (pp_name != "astar-lmcut" or args.pyperplan_lmcut):
                         pp.append(run_pyperplan(folder, pp_name))
                 label = f"{planner}-{heuristic}" if heuristic else planner
                 if theirs[0] is None:
