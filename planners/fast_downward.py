@@ -29,11 +29,12 @@ CONDITIONAL_SEARCH = "astar(hmax())"  # the default with conditional effects, wh
 ADMISSIBLE = ("blind", "hmax", "lmcut", "ipdb", "cpdbs", "pdb", "cegar", "merge_and_shrink", "hm", "zopdbs", "max",
               "operatorcounting", "lmcut_constraints", "pho_constraints", "state_equation_constraints",
               "landmark_cost_partitioning", "lm_rhw", "lm_hm", "lm_exhaust", "lm_merged", "systematic", "combo")
-# the driver's exit codes (driver/returncodes.py) in our status vocabulary
+# the driver's exit codes (its driver/returncodes.py) in our status vocabulary
+PLAN_FOUND_CODES = (0, 1, 2, 3)  # 1-3: a plan, then out of memory or time (anytime searches)
 UNSOLVABLE_CODES = (10, 11)  # translate / search proved it unsolvable
-MEMOUT_CODES = (20, 22)
+INCOMPLETE_CODE = 12  # an incomplete search ended without a plan
+MEMOUT_CODES = (20, 22, 24)
 TIMEOUT_CODES = (21, 23)
-UNSUPPORTED_CODES = (33, 34)
 
 
 def driver() -> Path | None:
@@ -50,6 +51,8 @@ def driver() -> Path | None:
 def is_admissible(search: str) -> bool:
     """Whether Fast Downward's search proves optimality: A* over admissible parts only."""
     text = search.replace(" ", "")
+    if "=" in text:  # an option (cost_type=one, bound=...) may change what is minimised: not vouched for
+        return False
     names = re.findall(r"([a-z_]+)\(", text)
     return len(names) > 1 and names[0] == "astar" and all(n in ADMISSIBLE for n in names[1:])
 
@@ -69,6 +72,9 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
         export = export_pddl(task.problem)
     except ExportError as exc:
         return PlanResult(UNSUPPORTED, name, heuristic=search, reason=str(exc))
+    if export.cost_expressions:
+        return PlanResult(UNSUPPORTED, name, heuristic=search,
+                          reason="Fast Downward reads an action cost only as a number or a function term")
     if export.numeric:
         return PlanResult(UNSUPPORTED, name, heuristic=search,
                           reason=f"Fast Downward plans with no numeric fluents besides action costs ({', '.join(export.numeric)})")
@@ -87,10 +93,8 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
         if memory_limit:
             command += ["--overall-memory-limit", f"{int(memory_limit)}M"]
         command += ["domain.pddl", "problem.pddl", "--search", search]
-        try:
-            run = subprocess.run(command, cwd=folder, capture_output=True, text=True,
-                                 timeout=(time_limit + 30) if time_limit else None, env={**os.environ, "PYTHONHASHSEED": "0"})
-        except subprocess.TimeoutExpired:
+        run = _run(command, folder, (time_limit + 30) if time_limit else None)
+        if run is None:
             return PlanResult(TIMEOUT, name, seconds=time.perf_counter() - began, reason="Fast Downward did not stop in time")
         seconds = time.perf_counter() - began
         expanded = _last_int(run.stdout, r"Expanded (\d+) state")
@@ -101,10 +105,13 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
                               reason="Fast Downward proved that no plan exists")
         if code in MEMOUT_CODES:
             return PlanResult(MEMOUT, name, expanded=expanded, seconds=seconds, reason="Fast Downward ran out of memory")
-        if code in TIMEOUT_CODES:
-            return PlanResult(TIMEOUT, name, expanded=expanded, seconds=seconds, reason="Fast Downward ran out of time")
         plan_file = folder / "plan"
-        if code != 0 or not plan_file.exists():
+        if code in TIMEOUT_CODES or (code in PLAN_FOUND_CODES[1:] and not plan_file.exists()):
+            return PlanResult(TIMEOUT, name, expanded=expanded, seconds=seconds, reason="Fast Downward ran out of time")
+        if code == INCOMPLETE_CODE:
+            return PlanResult(UNSUPPORTED, name, expanded=expanded, seconds=seconds,
+                              reason="Fast Downward's search is incomplete and ended without a plan")
+        if code not in PLAN_FOUND_CODES or not plan_file.exists():
             tail = (run.stderr.strip() or run.stdout.strip()).splitlines()[-3:]
             return PlanResult(UNSUPPORTED, name, seconds=seconds,
                               reason=f"Fast Downward exited with code {code}: {' / '.join(tail)}")
@@ -115,11 +122,29 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
         return PlanResult(UNSUPPORTED, name, seconds=seconds,
                           reason=f"Fast Downward's plan does not replay in groundplan: {check.message()}")
     actions = task.parse_plan(texts)
-    optimal = is_admissible(search)
+    optimal = is_admissible(search) and code == 0
     return PlanResult(SOLVED_OPTIMAL if optimal else SOLVED_SATISFICING, name, plan=[a.text for a in actions],
                       actions=actions, cost=check.cost, expanded=expanded, generated=generated, seconds=seconds,
                       lower_bound=check.cost if optimal else None, heuristic=search,
                       reason="" if optimal else "the search configuration is not admissible A*")
+
+
+def _run(command, folder, timeout):
+    """The driver, in a session of its own so that a time-out ends its search process too."""
+    import signal
+
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    except BaseException:  # an alarm or Ctrl-C: no orphaned search left running
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def _last_int(text: str, pattern: str) -> int:

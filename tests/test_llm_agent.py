@@ -131,5 +131,6 @@ def test_the_key_never_reaches_the_trajectory(task, plan):
     with ScriptedServer(script) as server:
         episode = run_episode(task, _agent(server))
         sent = server.requests[0]["headers"]
-    assert FAKE_KEY in sent.get("Authorization", "")  # it was used ...
+    headers = {k.lower(): v for k, v in sent.items()}  # HTTP header names are case-insensitive
+    assert FAKE_KEY in headers.get("authorization", "")  # it was used ...
     assert FAKE_KEY not in json.dumps(episode.to_json())  # ... and recorded nowhere

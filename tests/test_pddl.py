@@ -321,3 +321,80 @@ def test_unified_plannings_pddl_outside_the_fragment_is_refused_by_name(name, co
     domain, problems = _up_domain(name)
     with pytest.raises(ModelError, match=construct):
         import_pddl(domain, problems)
+
+
+# ---------------------------------------------------------------- found in review
+def _import_text(tmp_path, domain: str, problem: str):
+    (tmp_path / "d.pddl").write_text(domain)
+    (tmp_path / "p.pddl").write_text(problem)
+    d, ps = import_pddl(str(tmp_path / "d.pddl"), [str(tmp_path / "p.pddl")])
+    return _task(d, ps[0])
+
+
+ROAD = """(define (domain road) (:requirements :typing :action-costs)
+ (:types truck van - vehicle spot)
+ (:predicates (at ?v - vehicle ?s - spot) (done))
+ (:functions (total-cost))
+ (:action go :parameters (?v - vehicle ?a ?b - spot) :precondition (at ?v ?a)
+   :effect (and (not (at ?v ?a)) (at ?v ?b) (increase (total-cost) 1)))
+ (:action finish :parameters (?o - object ?s - spot) :precondition (at ?o ?s) :effect (and (done) (increase (total-cost) 1)))
+ (:action shortcut :parameters () :precondition (and) :effect (and (done) (increase (total-cost) 10))))"""
+ROAD_PROBLEM = """(define (problem p) (:domain road) (:objects t - truck s1 s2 - spot) (:init (at t s1) (= (total-cost) 0))
+ (:goal (and (done) (forall (?x - (either truck van)) (at ?x s2)))) %s)"""
+
+
+def test_undeclared_parent_types_object_parameters_and_either_in_a_goal_import(tmp_path):
+    """`truck van - vehicle` declares vehicle; `?o - object` is any object; a goal's `either`
+    gets its type facts: go to s2 (1), finish (1) = 2, not the shortcut's 10."""
+    task = _import_text(tmp_path, ROAD, ROAD_PROBLEM % "(:metric minimize (total-cost))")
+    assert task.domain.types["vehicle"] == "object"
+    assert solve(task, planner="ucs").cost == 2
+
+
+def test_without_a_metric_actions_cost_one_as_fast_downward_counts_them(tmp_path):
+    task = _import_text(tmp_path, ROAD, ROAD_PROBLEM % "")
+    shortcut = task.ground_action("shortcut", (), task.initial_state())
+    assert task.action_cost(task.initial_state(), shortcut) == 1  # unit costs: the 10 does not count
+    with_metric = _import_text(tmp_path, ROAD, ROAD_PROBLEM % "(:metric minimize (total-cost))")
+    assert with_metric.action_cost(with_metric.initial_state(), with_metric.ground_action("shortcut", ())) == 10
+
+
+def test_cost_arithmetic_is_folded_and_nested_conditions_are_flattened(tmp_path):
+    """A cost written as setting + 0 must reach Fast Downward as a number (it reads `(+ 2 0)` as
+    an unknown function and drops the action); a `when` inside a `when` is not PDDL."""
+    data = json.load(open("problems/gripper/prob01.json"))
+    domain = json.load(open("domains/gripper/domain.json"))
+    domain["settings"] = {"k": {"default": 2}}
+    domain["actions"]["move"]["cost"] = {"+": [{"setting": "k"}, 0]}
+    domain["actions"]["drop"]["effect"].append({"when": ["at-robby", "?r"], "then": [
+        {"when": ["free", "?g"], "then": [{"add": ["at-robby", "?r"]}]}]})
+    data.pop("optimal", None)
+    task = Task(build_problem(data, "<costly>", None, domain=load_domain(domain)))
+    export = export_pddl(task.problem)
+    assert "(increase (total-cost) 2)" in export.domain and "(when (and (at-robby ?r) (free ?g))" in export.domain
+    back = _round_trip(task, tmp_path)
+    assert solve(back, planner="ucs").cost == solve(task, planner="ucs").cost
+    from planners.fast_downward import driver
+    if driver() is not None:
+        assert solve(task, planner="fd", time_limit=60).cost == solve(task, planner="ucs").cost
+
+
+def test_names_that_pddl_reserves_or_shares_are_renamed_and_small_numbers_have_no_exponent(tmp_path):
+    domain = json.load(open("domains/gripper/domain.json"))
+    domain["types"]["problem"] = "object"
+    domain["fluents"] = {"Free": {"kind": "float"}}
+    domain["actions"]["move"]["effect"].append({"increase": [["Free"], 0.00001]})
+    data = json.load(open("problems/gripper/prob01.json"))
+    data["objects"]["domain"] = "problem"
+    data.pop("optimal", None)
+    task = Task(build_problem(data, "<names>", None, domain=load_domain(domain)))
+    export = export_pddl(task.problem)
+    assert "1e-05" not in export.domain and "0.00001" in export.domain
+    back = _round_trip(task, tmp_path)
+    assert solve(back, planner="bfs").cost == solve(task, planner="bfs").cost
+
+
+def test_a_search_option_that_changes_costs_is_never_called_optimal():
+    from planners.fast_downward import is_admissible
+    assert is_admissible("astar(lmcut())") and is_admissible("astar(max([hmax(), lmcut()]))")
+    assert not is_admissible("astar(blind(), cost_type=one)") and not is_admissible("lazy_greedy([ff()])")

@@ -77,7 +77,28 @@ def _lenient(text: str, kind: str) -> str:
             head = re.search(r"\(\s*domain\s+[^\s()]+\s*\)", text, re.IGNORECASE)
             if head:
                 text = text[:head.end()] + f" (:requirements {' '.join(FRAGMENT)})" + text[head.end():]
+    text = _untyped_objects(text)
     return re.sub(r"\(\s*:goal\s*\(\s*\)\s*\)", "(:goal (and))", text, flags=re.IGNORECASE)
+
+
+ANY = "groundplan-any-object"  # stands for `object` where the `pddl` package refuses that name
+
+
+def _untyped_objects(text: str) -> str:
+    """`- object` outside `(:types ...)` as `- groundplan-any-object`, declared in the types block
+    and read back as `object`: the `pddl` package refuses the type `object` where a domain
+    declares types of its own (dropping `- object` would retype the names before it)."""
+    block = re.search(r"\(\s*:types\b([^)]*)\)", text, re.IGNORECASE)
+    pattern = re.compile(r"(\s-\s*)object\b", re.IGNORECASE)
+    if block is None:
+        if "(define (domain" in text.lower().replace("  ", " "):
+            return text
+        return pattern.sub(r"\1" + ANY, text)  # a problem: its domain's types are not checked here
+    head, body, tail = text[:block.start()], block.group(0), text[block.end():]
+    if not pattern.search(head + tail):
+        return text
+    body = body[:-1] + f" {ANY})"
+    return pattern.sub(r"\1" + ANY, head) + body + pattern.sub(r"\1" + ANY, tail)
 
 
 def _parse(kind: str, text: str, file: str, requirements=None):
@@ -97,6 +118,9 @@ def _parse(kind: str, text: str, file: str, requirements=None):
         _fail(file, f"cannot read the {kind}: {message}", line if isinstance(line, int) and line > 0 else None)
     except PDDLError as exc:
         _fail(file, f"cannot read the {kind}: {exc}")
+    except Exception as exc:  # the parser's own failure on input it should refuse: still no traceback
+        _fail(file, f"cannot read the {kind}: the PDDL parser failed ({type(exc).__name__}: {exc})",
+              hint="please report this file; planners such as Fast Downward may still read it")
 
 
 def _problem_parser(requirements):
@@ -136,6 +160,9 @@ class _Reader:
         # domain is read with the whole fragment's (_lenient)
         self.action_costs = any(str(f.name).lower() == "total-cost" for f in domain.functions)
         self.types = {self.name(t): (self.name(p) if p else "object") for t, p in domain.types.items()}
+        for parent in list(self.types.values()):  # `(:types truck van - vehicle)` declares vehicle too
+            if parent != "object" and parent not in self.types:
+                self.types[parent] = "object"
         self.types.pop("object", None)
         self.either_types: set[str] = set()  # types some parameter's `either` checks
         self.fractional = False  # a literal number that is not whole: fluents become floats
@@ -143,7 +170,8 @@ class _Reader:
     # ------------------------------------------------------------ names and types
     @staticmethod
     def name(x) -> str:
-        return str(x).lower()
+        text = str(x).lower()
+        return "object" if text == ANY else text
 
     def ancestors(self, t: str) -> list[str]:
         chain = [t]
@@ -323,10 +351,8 @@ class _Reader:
             if pre is not True:
                 action["precondition"] = pre
             action["effect"] = effect
-            if costs:
-                action["cost"] = costs[0] if len(costs) == 1 else {"+": costs}
-            elif self.action_costs:
-                action["cost"] = 0
+            if self.action_costs:  # else unit costs: total-cost increases do not count (no metric)
+                action["cost"] = (costs[0] if len(costs) == 1 else {"+": costs}) if costs else 0
             actions[self.name(a.name)] = action
         for t in sorted(self.either_types):
             predicates[TYPE_CHECK + t] = {"parameters": [["?x", "object"]], "hidden": True}
@@ -375,7 +401,6 @@ class _Reader:
                 values.append([self.expr(target), self.expr(value)])
             else:
                 _fail(file, f"'{fact}' is not supported in :init")
-        init += self.type_facts(objects)
         metric = p.metric
         if metric is not None:
             expression = metric.expression
@@ -396,15 +421,28 @@ def import_pddl(domain_file: str, problem_files=(), domain_ref: str = "domain.js
     _refuse_unsupported(text, domain_file)
     domain = _parse("domain", text, domain_file)
     reader = _Reader(domain, domain_file)
-    out = reader.domain()  # first: it finds the `either` types whose facts the problems need
-    problems = []
+    parsed = []
     for file in problem_files:
         ptext = Path(file).read_text()
         _refuse_unsupported(ptext, file)
         problem = _parse("problem", ptext, file, domain.requirements)
         if problem.domain_name is not None and reader.name(problem.domain_name) != reader.name(domain.name):
             _fail(file, f"the problem is for domain '{problem.domain_name}', not '{domain.name}'")
-        problems.append(reader.problem(problem, file, domain_ref))
+        parsed.append((file, problem))
+    if parsed:  # Fast Downward counts action costs only under (:metric minimize (total-cost))
+        metrics = {p.metric is not None for _, p in parsed}
+        if len(metrics) > 1:
+            _fail(parsed[0][0], "some problems minimise total-cost and others have no metric",
+                  hint="import them separately: their action costs differ")
+        reader.action_costs = reader.action_costs and metrics == {True}
+    problems = [reader.problem(problem, file, domain_ref) for file, problem in parsed]  # their goals' `either` types
+    reader.file = domain_file
+    out = reader.domain()  # its actions' `either` types
+    for data in problems:  # the hidden type facts, once every `either` is known
+        data["init"] += reader.type_facts(data["objects"])
+    if reader.either_types:
+        for t in sorted(reader.either_types):
+            out["predicates"].setdefault(TYPE_CHECK + t, {"parameters": [["?x", "object"]], "hidden": True})
     if reader.fractional:  # a value that is not whole, in the domain or a problem: every fluent holds floats
         for fluent in out.get("fluents", {}).values():
             fluent["kind"] = "float"

@@ -39,6 +39,7 @@ class Export:
     objects: dict = field(default_factory=dict)  # PDDL object name -> our object name
     unit_cost: bool = True  # no :action-costs: every action costs 1
     numeric: list = field(default_factory=list)  # the numeric fluents written (Fast Downward takes none)
+    cost_expressions: bool = False  # an action cost that is neither a number nor one fluent
     axioms: bool = False  # derived predicates, or conditions Fast Downward's translator turns into axioms
     conditional: bool = False  # conditional effects written (LM-cut refuses them)
 
@@ -51,6 +52,42 @@ class Export:
         if name is None:
             raise GroundplanError(f"'{words[0]}' is not an action of the exported domain")
         return "(" + " ".join([name] + [self.objects.get(w.lower(), w) for w in words[1:]]) + ")"
+
+
+def _number(v) -> str:
+    """A number as PDDL reads it: no exponent (1e-05 is not a PDDL number)."""
+    v = float(v)
+    if v == int(v):
+        return str(int(v))
+    return f"{v:.15f}".rstrip("0").rstrip(".")
+
+
+def _constant(e, settings):
+    """The value of an expression with no fluent in it (costs such as setting + 1), else None:
+    Fast Downward reads an action cost only as a number or a function term."""
+    if isinstance(e, (int, float)) and not isinstance(e, bool):
+        return float(e)
+    if isinstance(e, m.Num):
+        return float(e.value)
+    if isinstance(e, m.SettingValue):
+        return float(settings[e.name])
+    if isinstance(e, m.Arith) and e.op in ("+", "-", "*", "/", "min", "max"):
+        parts = [_constant(x, settings) for x in e.parts]
+        if any(p is None for p in parts):
+            return None
+        if e.op == "+":
+            return sum(parts)
+        if e.op == "*":
+            out = 1.0
+            for p in parts:
+                out *= p
+            return out
+        if e.op == "-":
+            return parts[0] - parts[1]
+        if e.op == "/":
+            return parts[0] / parts[1] if parts[1] else None
+        return min(parts) if e.op == "min" else max(parts)
+    return None
 
 
 class _Names:
@@ -78,7 +115,8 @@ class _Names:
 
 
 _RESERVED = {"object", "either", "and", "or", "not", "imply", "exists", "forall", "when", "increase", "decrease",
-             "assign", "total-cost", "number"}
+             "assign", "scale-up", "scale-down", "total-cost", "number", "define", "domain", "problem", "oneof",
+             "minimize", "maximize", "preference", "at", "over", "start", "end", "all", "sometime", "always"}
 
 
 class _Writer:
@@ -88,6 +126,7 @@ class _Writer:
         self.names = _Names()
         self.requirements = {":strips", ":typing"}
         self.settings = problem.settings
+        self.cost_expressions = False
 
     def refuse(self, construct, where, hint=None):
         raise ExportError(construct, where, hint)
@@ -138,8 +177,7 @@ class _Writer:
 
     def expr(self, e, where: str) -> str:
         if isinstance(e, m.Num):
-            v = e.value
-            return str(int(v)) if float(v) == int(v) else repr(float(v))
+            return _number(e.value)
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             return self.expr(m.Num(e), where)
         if isinstance(e, m.SettingValue):
@@ -148,7 +186,7 @@ class _Writer:
             if self.d.fluents[e.name].value is not None:
                 self.refuse(f"the computed fluent '{e.name}'", where)
             self.requirements.add(":numeric-fluents")
-            return f"({' '.join([self.names.get('fluent', e.name)] + [self.term(a) for a in e.args])})"
+            return f"({' '.join([self.names.get('pred', e.name)] + [self.term(a) for a in e.args])})"
         if isinstance(e, m.Arith) and e.op in ("+", "*", "-", "/"):
             parts = [self.expr(x, where) for x in e.parts]
             out = parts[0]
@@ -160,33 +198,52 @@ class _Writer:
 
     # ------------------------------------------------------------ effects
     def effects(self, effects, where: str) -> list[str]:
+        """PDDL effects. PDDL allows no `when` or `forall` inside a `when`, so nested ones are
+        flattened: each simple effect under its `forall` variables and the conjunction of the
+        conditions above it, grouped back where they share both."""
+        groups: dict[tuple, list[str]] = {}
+        for params, conditions, text in self._flat(effects, (), (), where):
+            groups.setdefault((params, conditions), []).append(text)
         out = []
+        for (params, conditions), texts in groups.items():
+            if not params and not conditions:
+                out += texts
+                continue
+            body = texts[0] if len(texts) == 1 else f"(and {' '.join(texts)})"
+            if conditions:
+                self.requirements.add(":conditional-effects")
+                cond = conditions[0] if len(conditions) == 1 else f"(and {' '.join(conditions)})"
+                body = f"(when {cond} {body})"
+            if params:
+                self.requirements.add(":conditional-effects")
+                body = f"(forall ({' '.join(params)}) {body})"
+            out.append(body)
+        return out
+
+    def _flat(self, effects, params: tuple, conditions: tuple, where: str):
         for e in effects:
             if isinstance(e, m.Add):
-                out.append(self.formula(e.atom, where))
+                yield params, conditions, self.formula(e.atom, where)
             elif isinstance(e, m.Delete):
-                out.append(f"(not {self.formula(e.atom, where)})")
+                yield params, conditions, f"(not {self.formula(e.atom, where)})"
             elif isinstance(e, m.Update):
                 self.requirements.add(":numeric-fluents")
-                out.append(f"({e.op} {self.expr(e.target, where)} {self.expr(e.value, where)})")
+                yield params, conditions, f"({e.op} {self.expr(e.target, where)} {self.expr(e.value, where)})"
             elif isinstance(e, m.When):
-                self.requirements.add(":conditional-effects")
                 cond = self.formula(e.condition, where)
-                if e.then:
-                    out.append(f"(when {cond} (and {' '.join(self.effects(e.then, where))}))")
+                yield from self._flat(e.then, params, conditions + (cond,), where)
                 if e.otherwise:
-                    out.append(f"(when (not {cond}) (and {' '.join(self.effects(e.otherwise, where))}))")
                     self.requirements.add(":negative-preconditions")
+                    yield from self._flat(e.otherwise, params, conditions + (f"(not {cond})",), where)
             elif isinstance(e, m.ForallEffect):
-                self.requirements.add(":conditional-effects")
-                out.append(f"(forall ({self.typed(e.params)}) (and {' '.join(self.effects(e.effects, where))}))")
+                typed = tuple(f"{self.term(v)} - {self.names.get('type', t)}" for v, t in e.params)
+                yield from self._flat(e.effects, params + typed, conditions, where)
             elif isinstance(e, (m.StartTimer, m.StopTimer)):
                 self.refuse(f"the timer '{e.timer}'", where, "timers have no PDDL 2.1 level 1 counterpart")
             elif isinstance(e, m.Create):
                 self.refuse("object creation", where)
             else:
                 self.refuse(f"the effect '{type(e).__name__}'", where)
-        return out
 
     # ------------------------------------------------------------ whole files
     def check_world(self) -> None:
@@ -219,7 +276,7 @@ class _Writer:
         lines.append("  (:predicates " + " ".join(preds) + ")")
         stored = [f for f in d.fluents.values() if f.value is None]
         costly = self.costly
-        functions = [f"({self.names.get('fluent', f.name)}{' ' if f.params else ''}{self.typed(f.params)})" for f in stored]
+        functions = [f"({self.names.get('pred', f.name)}{' ' if f.params else ''}{self.typed(f.params)})" for f in stored]
         if costly:
             functions.append("(total-cost)")
             self.requirements.add(":action-costs")
@@ -234,7 +291,11 @@ class _Writer:
             self.action_names[self.names.get("action", a.name)] = a.name
             effects = self.effects(a.effects, where)
             if costly:
-                effects.append(f"(increase (total-cost) {self.expr(a.cost, where)})")
+                value = _constant(a.cost, self.settings)
+                if value is None and not isinstance(a.cost, m.FluentTerm):
+                    self.cost_expressions = True  # PDDL 2.1 allows it; Fast Downward reads no arithmetic there
+                cost = _number(value) if value is not None else self.expr(a.cost, where)
+                effects.append(f"(increase (total-cost) {cost})")
             pre = self.formula(a.precondition, where) if a.precondition is not None else "(and)"
             lines.append(f"  (:action {self.names.get('action', a.name)}\n"
                          f"    :parameters ({self.typed(a.params)})\n"
@@ -287,4 +348,5 @@ def export_pddl(problem: m.Problem) -> Export:
     axiomatic = {":derived-predicates", ":disjunctive-preconditions", ":existential-preconditions",
                  ":universal-preconditions"}
     return Export(domain, text, dict(w.action_names), objects, unit_cost=not w.costly, numeric=numeric,
+                  cost_expressions=w.cost_expressions,
                   axioms=bool(axiomatic & w.requirements), conditional=":conditional-effects" in w.requirements)
