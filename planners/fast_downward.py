@@ -69,7 +69,7 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
     if path is None:
         return PlanResult(UNSUPPORTED, name, heuristic=search, reason="Fast Downward is not installed: pip install 'groundplan[fd]'")
     try:
-        export = export_pddl(task.problem)
+        export = export_pddl(task.problem, finite_numbers=True)
     except ExportError as exc:
         return PlanResult(UNSUPPORTED, name, heuristic=search, reason=str(exc))
     if export.cost_expressions:
@@ -116,7 +116,7 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
             return PlanResult(UNSUPPORTED, name, seconds=seconds,
                               reason=f"Fast Downward exited with code {code}: {' / '.join(tail)}")
         lines = [ln for ln in plan_file.read_text().splitlines() if ln.strip() and not ln.startswith(";")]
-    texts = [export.plan_to_ours(ln) for ln in lines]
+    texts = export.plan_texts(lines)
     check = validate_plan(task, texts)
     if not check.valid:  # the two semantics disagree: a bug on one side, never a plan to hand out
         return PlanResult(UNSUPPORTED, name, seconds=seconds,

@@ -3,10 +3,11 @@
 The fragment written is the one the reader reads: types, constants, predicates, derived
 predicates, numeric fluents, actions with any formula as precondition, add/delete, conditional,
 universal and numeric effects, action costs as `total-cost`. Settings are written as their
-values. What PDDL 2.1 level 1 cannot say is refused with the construct named (timers, object
-creation, temporal goals, turn-taking or simultaneous agents, tables and computed fluents,
-counting expressions): a compilation would change the state space the planners see, and an
-export that silently drops a rule would make a PDDL planner's optimum a lie.
+values. Timers (and, for planners with no numbers, numeric fluents) are first compiled away by
+an exact lowering (lower.py). What is left that PDDL 2.1 level 1 cannot say is refused with the
+construct named (object creation, temporal goals, turn-taking or simultaneous agents, tables and
+computed fluents, counting expressions): an export that silently dropped a rule would make a
+PDDL planner's optimum a lie.
 
 Names: PDDL is case-insensitive and allows no '.', ours is case-sensitive; every name is
 written lower-case with '.' as '_' (and a suffix where two would meet), and `Export.names`
@@ -42,16 +43,26 @@ class Export:
     cost_expressions: bool = False  # an action cost that is neither a number nor one fluent
     axioms: bool = False  # derived predicates, or conditions Fast Downward's translator turns into axioms
     conditional: bool = False  # conditional effects written (LM-cut refuses them)
+    lowered: object = None  # engine.pddl.lower.Lowered when timers or numbers were compiled away
+    notes: list = field(default_factory=list)  # the compilations applied, for the user
 
-    def plan_to_ours(self, line: str) -> str:
-        """'(move rooma roomb)' as our '(move roomA roomB)' (names mapped back), for parse_action."""
+    def plan_to_ours(self, line: str) -> str | None:
+        """'(move rooma roomb)' as our '(move roomA roomB)' (names mapped back), for parse_action;
+        None for a bookkeeping step of a lowered problem (a timer's tick), which has no counterpart."""
         words = line.strip().strip("()").split()
         if not words:
             raise GroundplanError(f"empty plan step '{line}'")
         name = self.actions.get(words[0].lower())
         if name is None:
             raise GroundplanError(f"'{words[0]}' is not an action of the exported domain")
+        if self.lowered is not None:
+            step = self.lowered.original_step(name, [self.objects.get(w.lower(), w) for w in words[1:]])
+            return None if step is None else "(" + " ".join([step[0], *step[1]]) + ")"
         return "(" + " ".join([name] + [self.objects.get(w.lower(), w) for w in words[1:]]) + ")"
+
+    def plan_texts(self, lines) -> list[str]:
+        """A PDDL planner's plan as our action texts, bookkeeping steps left out."""
+        return [t for t in (self.plan_to_ours(ln) for ln in lines) if t is not None]
 
 
 def _number(v) -> str:
@@ -248,9 +259,6 @@ class _Writer:
     # ------------------------------------------------------------ whole files
     def check_world(self) -> None:
         d, p = self.d, self.p
-        if d.timers:
-            self.refuse(f"timers ({', '.join(d.timers)})", "domain /timers",
-                        "timers have no PDDL 2.1 level 1 counterpart (a compilation into counters is not written yet)")
         if d.tables:
             self.refuse("lookup tables", "domain /tables")
         agents = p.agents
@@ -332,9 +340,18 @@ class _Writer:
         return "\n".join(lines) + ")\n"
 
 
-def export_pddl(problem: m.Problem) -> Export:
+def export_pddl(problem: m.Problem, finite_numbers: bool = False) -> Export:
     """The PDDL domain and problem of a loaded problem; raises ExportError naming what PDDL
-    cannot express."""
+    cannot express.
+
+    Timers are compiled away (engine/pddl/lower.py); with `finite_numbers` numeric fluents are
+    too, into value facts, for planners with no numbers such as Fast Downward."""
+    lowered = None
+    if problem.domain.timers or (finite_numbers and any(f.value is None for f in problem.domain.fluents.values())):
+        from .lower import lower
+
+        lowered = lower(problem, numbers=finite_numbers)
+        problem = lowered.problem
     w = _Writer(problem)
     w.check_world()
     w.action_names = {}
@@ -349,4 +366,5 @@ def export_pddl(problem: m.Problem) -> Export:
                  ":universal-preconditions"}
     return Export(domain, text, dict(w.action_names), objects, unit_cost=not w.costly, numeric=numeric,
                   cost_expressions=w.cost_expressions,
-                  axioms=bool(axiomatic & w.requirements), conditional=":conditional-effects" in w.requirements)
+                  axioms=bool(axiomatic & w.requirements), conditional=":conditional-effects" in w.requirements,
+                  lowered=lowered, notes=list(lowered.notes) if lowered else [])
