@@ -69,7 +69,7 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
     if path is None:
         return PlanResult(UNSUPPORTED, name, heuristic=search, reason="Fast Downward is not installed: pip install 'groundplan[fd]'")
     try:
-        export = export_pddl(task.problem, finite_numbers=True)
+        export = export_pddl(task.problem, classical=True)
     except ExportError as exc:
         return PlanResult(UNSUPPORTED, name, heuristic=search, reason=str(exc))
     if export.cost_expressions:

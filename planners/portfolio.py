@@ -60,7 +60,7 @@ def _fast_downward_can_read(task) -> bool:
     if driver() is None:
         return False
     try:
-        export = export_pddl(task.problem, finite_numbers=True)
+        export = export_pddl(task.problem, classical=True)
     except ExportError:
         return False
     return not export.numeric

@@ -40,6 +40,7 @@ SLOT, COUNT, NUMBER = "gp-slot", "gp-count", "gp-number"
 ACTING, READ, WRITE, END, NEW, SKIP, NEXT, FINISHING = (
     "gp-acting", "gp-read", "gp-write", "gp-end", "gp-new", "gp-skip", "gp-next", "gp-finishing")
 SUCC, MORE, POSITIVE, LAST, ZERO = "gp-succ", "gp-more", "gp-positive", "gp-last", "gp-zero"
+GOAL_ACTION, GOAL_REACHED = "gp-reach-goal", "gp-goal-reached"
 K, KN, W, WN, C, C2 = "?gp-k", "?gp-kn", "?gp-w", "?gp-wn", "?gp-c", "?gp-c2"
 
 
@@ -135,6 +136,59 @@ def split_conditional(a: m.ActionSchema, limit: int = 64) -> list[m.ActionSchema
         out += split_conditional(replace(a, name=f"{a.name}/{len(out) + 1}", precondition=precondition,
                                          effects=tuple(effects)), limit)
     return out
+
+
+def _rename(f, names: dict):
+    """The formula with variables renamed (a quantifier's own variables shadow the mapping)."""
+    t = lambda x: names.get(x, x)  # noqa: E731
+    if isinstance(f, m.Atom):
+        return m.Atom(f.pred, tuple(t(a) for a in f.args))
+    if isinstance(f, m.Equal):
+        return m.Equal(t(f.left), t(f.right))
+    if isinstance(f, (m.And, m.Or)):
+        return type(f)(tuple(_rename(x, names) for x in f.parts))
+    if isinstance(f, m.Not):
+        return m.Not(_rename(f.part, names))
+    if isinstance(f, m.Imply):
+        return m.Imply(_rename(f.condition, names), _rename(f.consequence, names))
+    if isinstance(f, m.Quantified):
+        inner = {k: v for k, v in names.items() if k not in {v for v, _ in f.params}}
+        return m.Quantified(f.kind, f.params, _rename(f.body, inner))
+    return f
+
+
+def _prenex_exists(f, taken: list):
+    """(variables, matrix): the existential quantifiers not under a negation, disjunction or
+    universal pulled to the front, renamed apart, so that they can become an action's parameters."""
+    if isinstance(f, m.Quantified) and f.kind == "exists":
+        names, params = {}, []
+        for v, ty in f.params:
+            fresh = f"?gp-g{len(taken) + 1}"
+            taken.append(fresh)
+            names[v] = fresh
+            params.append((fresh, ty))
+        inner, body = _prenex_exists(_rename(f.body, names), taken)
+        return params + inner, body
+    if isinstance(f, m.And):
+        params, parts = [], []
+        for x in f.parts:
+            ps, body = _prenex_exists(x, taken)
+            params += ps
+            parts.append(body)
+        return params, _and(parts)
+    return [], f
+
+
+def goal_action(goal, extra=()) -> m.ActionSchema | None:
+    """A goal that is not a conjunction of ground literals as an action of cost 0 that reaches
+    `gp-goal-reached`: Fast Downward turns such a goal into axioms, which LM-cut does not read;
+    as a precondition, its existential variables are parameters and a disjunction splits."""
+    parts = goal.parts if isinstance(goal, m.And) else (goal,)
+    if all(_literal(x) and not any(a.startswith("?") for a in getattr(x.part if isinstance(x, m.Not) else x, "args", ()))
+           for x in parts):
+        return None
+    params, matrix = _prenex_exists(goal, [])
+    return m.ActionSchema(GOAL_ACTION, tuple(params), _and([matrix, *extra]), (m.Add(m.Atom(GOAL_REACHED, ())),), m.Num(0), None)
 
 
 # ---------------------------------------------------------------- timers
@@ -535,8 +589,10 @@ def needs_lowering(problem: m.Problem, numbers: bool = True) -> bool:
     return bool(d.timers) or (numbers and any(f.value is None for f in d.fluents.values()))
 
 
-def lower(problem: m.Problem, numbers: bool = True, max_values: int = 64, timer_instances: int | None = None) -> Lowered:
-    """The problem without timers (and, with `numbers`, without stored numeric fluents).
+def lower(problem: m.Problem, numbers: bool = True, max_values: int = 64, timer_instances: int | None = None,
+          goal_as_action: bool = False) -> Lowered:
+    """The problem without timers (and, with `numbers`, without stored numeric fluents; with
+    `goal_as_action`, with a goal that is a conjunction of ground literals).
 
     `timer_instances` bounds how many timer instances can be in the queue at once; by default
     the ground instances the actions can start, counted by the interpreter's grounding."""
@@ -625,6 +681,14 @@ def lower(problem: m.Problem, numbers: bool = True, max_values: int = 64, timer_
         lowered.values = values
         lowered.notes.append("numeric fluents compiled into value facts: " +
                              ", ".join(f"{f} in {{{', '.join(_number_text(v) for v in vs)}}}" for f, vs in values.items()))
+    if goal_as_action:
+        reach = goal_action(goal)
+        if reach is not None:
+            actions.append(reach)
+            lowered.origin[reach.name] = None
+            predicates[GOAL_REACHED] = m.PredicateDef(GOAL_REACHED, (), hidden=True)
+            goal = m.Atom(GOAL_REACHED, ())
+            lowered.notes.append("the goal reached by an action of cost 0 whose parameters are its existential variables")
     split = []
     for a in actions:
         for v in split_conditional(a):

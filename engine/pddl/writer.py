@@ -340,18 +340,22 @@ class _Writer:
         return "\n".join(lines) + ")\n"
 
 
-def export_pddl(problem: m.Problem, finite_numbers: bool = False) -> Export:
+def export_pddl(problem: m.Problem, classical: bool = False) -> Export:
     """The PDDL domain and problem of a loaded problem; raises ExportError naming what PDDL
     cannot express.
 
-    Timers are compiled away (engine/pddl/lower.py); with `finite_numbers` numeric fluents are
-    too, into value facts, for planners with no numbers such as Fast Downward."""
+    Timers are compiled away (engine/pddl/lower.py). With `classical`, for planners such as Fast
+    Downward, numeric fluents are too (into value facts), and a goal with quantifiers or
+    disjunctions becomes an action of cost 0: Fast Downward makes axioms of it, which LM-cut
+    does not read."""
     lowered = None
-    if problem.domain.timers or (finite_numbers and any(f.value is None for f in problem.domain.fluents.values())):
-        from .lower import lower
+    if problem.domain.timers or classical:
+        from .lower import goal_action, lower
 
-        lowered = lower(problem, numbers=finite_numbers)
-        problem = lowered.problem
+        numbers = classical and any(f.value is None for f in problem.domain.fluents.values())
+        if problem.domain.timers or numbers or (classical and goal_action(problem.goal) is not None):
+            lowered = lower(problem, numbers=classical, goal_as_action=classical)
+            problem = lowered.problem
     w = _Writer(problem)
     w.check_world()
     w.action_names = {}
