@@ -312,20 +312,28 @@ def import_pddl_command(domain, problems, out):
 @main.command(name="export-pddl")
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for domain.pddl and <problem>.pddl.")
+@click.option("--classical", is_flag=True,
+              help="For planners without numbers or axioms (Fast Downward): numeric fluents as value facts, "
+                   "a quantified goal as a goal action.")
 @handles_errors
-def export_pddl_command(problem, out):
-    """Write a problem and its domain as PDDL, or say which construct PDDL cannot express."""
+def export_pddl_command(problem, out, classical):
+    """Write a problem and its domain as PDDL, or say which construct PDDL cannot express.
+
+    Timers are compiled into a queue of slots ticked by bookkeeping actions of cost 0
+    (docs/language.md, "Lowering"); a plan's bookkeeping steps have no counterpart here."""
     from pathlib import Path
 
     from .pddl.writer import export_pddl
 
     task = _load_task(problem)
-    export = export_pddl(task.problem)
+    export = export_pddl(task.problem, classical=classical)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "domain.pddl").write_text(export.domain)
     target = folder / (Path(problem).stem + ".pddl")
     target.write_text(export.problem)
+    for note in export.notes:
+        click.echo(f"note: {note}", err=True)
     click.echo(f"{folder / 'domain.pddl'}\n{target}")
 
 

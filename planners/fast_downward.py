@@ -104,10 +104,13 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
             return PlanResult(UNSOLVABLE_PROVEN, name, expanded=expanded, generated=generated, seconds=seconds,
                               reason="Fast Downward proved that no plan exists")
         if code in MEMOUT_CODES:
-            return PlanResult(MEMOUT, name, expanded=expanded, seconds=seconds, reason="Fast Downward ran out of memory")
+            return PlanResult(MEMOUT, name, expanded=expanded, seconds=seconds, heuristic=search,
+                              lower_bound=_proven_bound(run.stdout, search), reason="Fast Downward ran out of memory")
         plan_file = folder / "plan"
         if code in TIMEOUT_CODES or (code in PLAN_FOUND_CODES[1:] and not plan_file.exists()):
-            return PlanResult(TIMEOUT, name, expanded=expanded, seconds=seconds, reason="Fast Downward ran out of time")
+            return PlanResult(TIMEOUT, name, expanded=expanded, seconds=seconds, heuristic=search,
+                              lower_bound=_proven_bound(run.stdout, search), reason="Fast Downward ran out of time")
+
         if code == INCOMPLETE_CODE:
             return PlanResult(UNSUPPORTED, name, expanded=expanded, seconds=seconds,
                               reason="Fast Downward's search is incomplete and ended without a plan")
@@ -127,6 +130,18 @@ def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: floa
                       actions=actions, cost=check.cost, expanded=expanded, generated=generated, seconds=seconds,
                       lower_bound=check.cost if optimal else None, heuristic=search,
                       reason="" if optimal else "the search configuration is not admissible A*")
+
+
+def _proven_bound(stdout: str, search: str) -> float | None:
+    """What an interrupted A* over an admissible heuristic has proven: every state with a
+    smaller f was expanded, so no plan is cheaper than the last f layer it reported ("f = 31")."""
+    if not is_admissible(search):
+        return None
+    layers = re.findall(r"\bf = (\d+)", stdout)
+    if layers:
+        return float(layers[-1])
+    start = re.findall(r"Initial heuristic value for [^:]*: (\d+)", stdout)
+    return float(start[-1]) if start else None
 
 
 def _run(command, folder, timeout):
