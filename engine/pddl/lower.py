@@ -700,6 +700,9 @@ def lower(problem: m.Problem, numbers: bool = True, max_values: int = 64, timer_
         raise ExportError(f"the object names {clash}", "problem /objects", "names starting with 'gp-' are the lowering's own")
     constants = dict(d.constants)  # the lowering's objects appear in its actions: PDDL wants them declared as constants
     constants.update({o: t for o, t in objects.items() if o not in problem.objects})
+    for node in m.walk_nodes([(a.precondition, a.effects) for a in actions]):  # the goal action names problem objects
+        names = node.args if isinstance(node, (m.Atom, m.FluentTerm)) else (node.left, node.right) if isinstance(node, m.Equal) else ()
+        constants.update({x: objects[x] for x in names if not x.startswith("?") and x in objects})
     domain = replace(d, types=types, constants=constants, predicates=predicates, fluents=fluents, timers={},
                      actions={a.name: a for a in actions}, invariants=[], heuristics={}, plugin_world=None,
                      tick_rule="all", raw={}, warnings=[])
