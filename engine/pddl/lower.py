@@ -40,6 +40,7 @@ SLOT, COUNT, NUMBER = "gp-slot", "gp-count", "gp-number"
 ACTING, READ, WRITE, END, NEW, SKIP, NEXT, FINISHING = (
     "gp-acting", "gp-read", "gp-write", "gp-end", "gp-new", "gp-skip", "gp-next", "gp-finishing")
 SUCC, MORE, POSITIVE, LAST, ZERO = "gp-succ", "gp-more", "gp-positive", "gp-last", "gp-zero"
+NOT_AFTER = "gp-not-after"  # static (w, k) with w <= k: the write pointer never passes the read pointer
 GOAL_ACTION, GOAL_REACHED = "gp-reach-goal", "gp-goal-reached"
 K, KN, W, WN, C, C2 = "?gp-k", "?gp-kn", "?gp-w", "?gp-wn", "?gp-c", "?gp-c2"
 
@@ -216,7 +217,7 @@ class _TimerLowering:
     def predicates(self) -> dict:
         out = {}
         for name, ps in [(ACTING, ()), (SKIP, ()), (FINISHING, ()), (READ, ((K, SLOT),)), (WRITE, ((K, SLOT),)),
-                         (END, ((K, SLOT),)), (NEW, ((K, SLOT),)), (NEXT, ((K, SLOT), (KN, SLOT))),
+                         (END, ((K, SLOT),)), (NEW, ((K, SLOT),)), (NEXT, ((K, SLOT), (KN, SLOT))), (NOT_AFTER, ((W, SLOT), (K, SLOT))),
                          (SUCC, ((C, COUNT), (C2, COUNT))), (MORE, ((C, COUNT), (C2, COUNT))),
                          (POSITIVE, ((C, COUNT),)), (LAST, ((C, COUNT),)), (ZERO, ((C, COUNT),))]:
             out[name] = m.PredicateDef(name, ps, hidden=True)
@@ -234,6 +235,7 @@ class _TimerLowering:
     def init(self) -> list:
         facts = [(ACTING, ()), (END, (_slot(1),))]
         facts += [(NEXT, (_slot(i), _slot(i + 1))) for i in range(1, self.slots + 1)]
+        facts += [(NOT_AFTER, (_slot(i), _slot(j))) for j in range(1, self.slots + 2) for i in range(1, j + 1)]
         facts += [(SUCC, (_count(i), _count(i + 1))) for i in range(self.max_count)]
         facts += [(MORE, (_count(i), _count(i - 1))) for i in range(2, self.max_count + 1)]
         facts += [(POSITIVE, (_count(i),)) for i in range(1, self.max_count + 1)]
@@ -306,7 +308,8 @@ class _TimerLowering:
         slots = ((K, SLOT), (KN, SLOT), (W, SLOT), (WN, SLOT))
         here = self.at(name, K, args, C)
         new = m.Atom(NEW, (K,))
-        base = [m.Atom(READ, (K,)), m.Atom(NEXT, (K, KN)), m.Atom(WRITE, (W,)), m.Atom(NEXT, (W, WN)), here,
+        base = [m.Atom(READ, (K,)), m.Atom(NEXT, (K, KN)), m.Atom(WRITE, (W,)), m.Atom(NEXT, (W, WN)),
+                m.Atom(NOT_AFTER, (W, K)), here,
                 m.Not(m.Atom(FINISHING, ()))]
         read_on = [m.Delete(m.Atom(READ, (K,))), m.Add(m.Atom(READ, (KN,))), m.Delete(new)]
 
