@@ -499,11 +499,7 @@ class _NumberLowering:
                 if not terms:
                     continue
                 where = f"domain /actions/{a.name}"
-                for combo in self.valuations(terms, values, where):
-                    val = dict(zip(terms, combo))
-                    pre = self.pe(a.precondition if a.precondition is not None else m.Const(True), val, where)
-                    if isinstance(pre, m.Const) and not pre.value:
-                        continue
+                for val, _ in self.possible(a, terms, values, where):
                     _, updates = self.effects(a.effects, val, where)
                     for _, final in self.outcomes(updates, val, where):
                         for target, v in final.items():
@@ -515,11 +511,17 @@ class _NumberLowering:
                                                       where, "only fluents with a small finite range can be lowered")
         return {f: sorted(vs) for f, vs in values.items()}
 
-    def valuations(self, terms, values, where):
+    def possible(self, a: m.ActionSchema, terms, values, where):
+        """(valuation, decided precondition) for each combination of the terms' values under
+        which the action's precondition is not already false."""
         sizes = math.prod(len(values[t.name]) for t in terms)
         if sizes > 100_000:
             raise ExportError(f"{sizes} combinations of fluent values in one action", where)
-        return itertools.product(*[sorted(values[t.name]) for t in terms])
+        for combo in itertools.product(*[sorted(values[t.name]) for t in terms]):
+            val = dict(zip(terms, combo))
+            pre = self.pe(a.precondition if a.precondition is not None else m.Const(True), val, where)
+            if not (isinstance(pre, m.Const) and not pre.value):
+                yield val, pre
 
     def variants(self, a: m.ActionSchema, values: dict) -> list[m.ActionSchema]:
         terms = self.terms(a)
@@ -527,11 +529,7 @@ class _NumberLowering:
             return [a]
         where = f"domain /actions/{a.name}"
         out = []
-        for combo in self.valuations(terms, values, where):
-            val = dict(zip(terms, combo))
-            pre = self.pe(a.precondition if a.precondition is not None else m.Const(True), val, where)
-            if isinstance(pre, m.Const) and not pre.value:
-                continue
+        for val, pre in self.possible(a, terms, values, where):
             plain, updates = self.effects(a.effects, val, where)
             for holds, final in self.outcomes(updates, val, where):
                 changes = []
