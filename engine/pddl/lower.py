@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from .. import model as m
-from .writer import ExportError, _constant
+from .writer import TEMPORAL_GOALS, ExportError, _constant
 
 SLOT, COUNT, NUMBER = "gp-slot", "gp-count", "gp-number"
 ACTING, READ, WRITE, END, NEW, SKIP, NEXT, FINISHING = (
@@ -598,6 +598,8 @@ def lower(problem: m.Problem, numbers: bool = True, max_values: int = 64, timer_
     `timer_instances` bounds how many timer instances can be in the queue at once; by default
     the ground instances the actions can start, counted by the interpreter's grounding."""
     d = problem.domain
+    if isinstance(problem.goal, TEMPORAL_GOALS):  # before the goal hides inside an action
+        raise ExportError("a temporal goal", "problem /goal", "PDDL 2.1 has no goals over the trajectory")
     actions, timers = list(d.actions.values()), dict(d.timers)
     if d.timers or d.creates_objects():  # what the grounded actions can never do is left out
         from ..task import Task

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from .. import model as m
 from ..errors import GroundplanError
 
+TEMPORAL_GOALS = (m.AllOf, m.Sequence, m.Eventually, m.Always, m.Later)  # PDDL 2.1 has no trajectory goals
+
 
 class ExportError(GroundplanError):
     """The world uses something the PDDL fragment cannot express; `construct` names it."""
@@ -266,7 +268,7 @@ class _Writer:
             n = len(agents.order) or len(p.objects_of(agents.type))
             if n > 1:
                 self.refuse(f"'{agents.mode}' agents", "agents /mode", "mode 'any' exports as plain actions")
-        if isinstance(p.goal, (m.AllOf, m.Sequence, m.Eventually, m.Always, m.Later)):
+        if isinstance(p.goal, TEMPORAL_GOALS):
             self.refuse("a temporal goal", "problem /goal")
 
     def domain_text(self) -> str:
