@@ -280,6 +280,22 @@ def generate(ctx, world):
     sys.exit(module.main(list(ctx.args)))
 
 
+@main.command()
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.argument("plan", required=False, type=click.Path(dir_okay=False))
+@click.option("--port", default=0, show_default="a free one", help="The loopback port to serve on.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), help="Write one self-contained HTML file instead of serving.")
+@click.option("--togo-time", default=0.5, show_default=True, help="Seconds per steps-to-go search, at most 3 s in all (0: none).")
+@click.option("--open/--no-open", "open_browser", default=True, help="Open the page in the browser.")
+@handles_errors
+def view(problem, plan, port, html_file, togo_time, open_browser):
+    """See a problem and a plan (default: its stored optimal plan) step by step in the browser."""
+    from evals.cli import _show  # the viewer lives with plan-eval's (evals/view/); the CLI only reaches it
+    from evals.view import problem_runs
+
+    _show(problem_runs(problem, plan, togo_time), None, port, html_file, open_browser)
+
+
 @main.command(name="import-pddl")
 @click.argument("domain", type=click.Path(dir_okay=False))
 @click.argument("problems", nargs=-1, type=click.Path(dir_okay=False))

@@ -226,6 +226,11 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
         p.check_type(["render", "type_names", typ], typ)
     for i, typ in enumerate(render.get("type_order", [])):
         p.check_type(["render", "type_order", i], typ)
+    if "picture" in render:
+        from .picture import picture_errors
+
+        for where, message, hint in picture_errors(render["picture"], {**p.predicates, **p.derived}, p.fluents):
+            c.error(where, message, hint)
     noop_cost = p.expression(data["noop_cost"], ["noop_cost"], scope0) if "noop_cost" in data else None
     for where, message, hint in quantity_errors(actions, timers, noop_cost, p.settings):  # e.g. a duration of -7
         c.error(where, message, hint)

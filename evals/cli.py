@@ -272,12 +272,62 @@ def _compare(a: list[dict], b: list[dict]) -> list[dict]:
     return out
 
 
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--episode", help="The episode to open first (its id, as in episodes.jsonl).")
+@click.option("--port", default=0, show_default="a free one", help="The loopback port to serve on.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), help="Write one self-contained HTML file instead of serving.")
+@click.option("--togo-time", default=0.5, show_default=True, help="Seconds per steps-to-go search, at most 3 s an episode (0: none).")
+@click.option("--open/--no-open", "open_browser", default=True, help="Open the page in the browser.")
+@handles_errors
+def view(runs, episode, port, html_file, togo_time, open_browser):
+    """See a run's episodes step by step in the browser (RUN), or two runs side by side (RUN RUN2)."""
+    from engine.errors import GroundplanError
+
+    from .view import Runs
+
+    if len(runs) > 2:
+        raise GroundplanError("view takes one run folder, or two to show side by side")
+    pages = Runs([Path(r) for r in runs], togo_time=togo_time)
+    _show(pages, episode, port, html_file, open_browser)
+
+
+def _show(pages, episode, port, html_file, open_browser):
+    """Write the page (--html) or serve it on loopback; shared with `groundplan view`."""
+    from .view import serve, write_html
+
+    if episode:
+        if episode not in pages.index["runs"][0]["ids"]:
+            from engine.errors import GroundplanError, did_you_mean
+
+            hint = did_you_mean(episode, list(pages.index["runs"][0]["ids"]))
+            raise GroundplanError(f"no episode '{episode}' in {pages.folders[0]}" + (f" ({hint})" if hint else ""))
+        pages.index["start"] = episode
+    if html_file:
+        def progress(n, total):
+            if n == total or n % 25 == 0:
+                click.echo(f"\r{n}/{total} episodes", nl=n == total, err=True)
+        out = write_html(pages, Path(html_file), progress)
+        click.echo(f"wrote {out}", err=True)
+        return
+
+    def ready(url):
+        click.echo(f"serving {url} (Ctrl-C to stop)", err=True)
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+    serve(pages, port, ready)
+
+
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    command = report if args[:1] == ["report"] else run
-    if command is report:
+    commands = {"report": report, "view": view}
+    command = commands.get(args[0]) if args else None
+    if command is not None:
         args = args[1:]
-    return command.main(args=args, prog_name="plan-eval report" if command is report else "plan-eval")
+        return command.main(args=args, prog_name=f"plan-eval {command.name}")
+    return run.main(args=args, prog_name="plan-eval")
 
 
 if __name__ == "__main__":

@@ -52,9 +52,13 @@ class Oracle:
             return True
         if result.status != SOLVED_OPTIMAL:
             return None
-        # cache every suffix: each is an optimal plan from its own state
-        current, remaining = state, result.cost
-        actions = list(result.actions)
+        return self.remember(state, result.cost, list(result.actions))
+
+    def remember(self, state, cost: float, actions: list) -> bool:
+        """Cache an optimal plan found elsewhere (a problem's stored, proven plan) and every
+        suffix of it: each is an optimal plan from its own state."""
+        task = self.task
+        current, remaining = state, cost
         for i, label in enumerate(actions):
             self._cost.setdefault(current, remaining)
             self._plan.setdefault(current, actions[i:])
