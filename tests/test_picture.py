@@ -1,0 +1,178 @@
+"""Pictures as data (engine/picture.py, issue 22): each world's `render.picture` draws what its
+problem files say, keeps drawing it right along random walks, and a wrong picture section is
+refused at load time with its JSON pointer."""
+import copy
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Task
+from engine.errors import GroundplanError
+from engine.loader import build_problem, load_domain
+from engine.picture import scene
+from engine.problemsets import expand
+
+
+def first(ref: str, k: int = 0) -> Task:
+    return Task.load(expand([ref])[k])
+
+
+def marks_at(s: dict, title_start: str) -> list[tuple]:
+    return [(m["r"], m["c"]) for m in s["marks"] if m.get("title", "").startswith(title_start)]
+
+
+def test_ppnl_draws_the_agent_obstacles_and_goal_where_the_metadata_puts_them():
+    for k in range(5):
+        task = first("problems/ppnl/single_obstacles.jsonl", k)
+        meta = task.problem.metadata
+        s = scene(task, task.initial_state())
+        assert (s["rows"], s["cols"]) == (meta["size"], meta["size"])
+        assert marks_at(s, "you are at") == [tuple(meta["start"])]
+        assert sorted(marks_at(s, "obstacle")) == sorted(map(tuple, meta["obstacles"]))
+        assert sorted(marks_at(s, "goal")) == sorted(map(tuple, meta["goals"]))
+        assert all(0 <= m["r"] < s["rows"] and 0 <= m["c"] < s["cols"] for m in s["marks"])
+
+
+def test_ppnl_titles_show_numbers_not_object_names():
+    task = first("problems/ppnl/single_5x5.jsonl")
+    titles = [m["title"] for m in scene(task, task.initial_state())["marks"]]
+    assert not any("i" in t.split("(")[-1] for t in titles), titles
+
+
+def test_grasp_draws_each_energy_cell_with_its_amount():
+    task = first("problems/grasp/inner_cluster_block.jsonl")
+    s = scene(task, task.initial_state())
+    energy = {args[0]: v for (name, args), v in task.problem.values if name == "energy" and v > 0}
+    drawn = {(m["r"], m["c"]): m["label"] for m in s["marks"] if "label" in m}
+    assert drawn == {tuple(int(x) for x in c[1:].split("_")): str(v) for c, v in energy.items()}
+    assert (s["rows"], s["cols"]) == (11, 11)
+
+
+def test_plancraft_shows_the_inventory_by_item_name_and_count():
+    for k in range(5):
+        task = first("problems/plancraft/val.small.jsonl", k)
+        s = scene(task, task.initial_state())
+        shown = Counter()
+        for m in s["marks"]:
+            if "label" in m:
+                name, count = m["label"].rsplit(" \u00d7", 1)
+                shown[name] += int(count)
+        assert shown == Counter(task.problem.metadata["inventory"])
+
+
+def test_babyai_draws_the_agent_with_its_heading_and_the_room_walls():
+    task = first("problems/babyai/plan.jsonl.gz", 3)
+    state = task.initial_state()
+    s = scene(task, state)
+    agent = [m for m in s["marks"] if m.get("title", "").startswith("the agent")]
+    x, y, d = (task.value(state, f, ()) for f in ("agent-x", "agent-y", "dir"))
+    assert [(m["r"], m["c"], m["glyph"]) for m in agent] == [(y, x, "\u25b6\u25bc\u25c0\u25b2"[d])]
+    walls = {(m["r"], m["c"]) for m in s["marks"] if m.get("title") == "wall"}
+    n = s["rows"]
+    assert {(0, c) for c in range(n)} | {(n - 1, c) for c in range(n)} <= walls
+
+
+def items_drawn(s: dict) -> Counter:
+    out = Counter()
+
+    def thing(t):
+        out[t["name"]] += 1
+        for inner in t.get("inside", []):
+            thing(inner)
+
+    def stacks(columns):
+        for column in columns:
+            for t in column:
+                thing(t)
+    for p in s["places"]:
+        stacks(p["stacks"])
+        for a in p["agents"]:
+            stacks(a["holding"])
+    for a in s["agents"]:
+        stacks(a["holding"])
+    return out
+
+
+KITCHEN = ["problems/async/01_cheese_chicken_sandwich_s126.json", "problems/sync/04_burger_s126.json",
+           "problems/multiagent/01_lettuce_burger_s126.json"]
+
+
+def kitchen_task(ref):
+    path = Path(ref)
+    if not path.exists():
+        path = sorted(path.parent.glob(path.name.split("_s")[0] + "*.json"))[0]
+    return Task.load(str(path))
+
+
+@pytest.mark.parametrize("ref", KITCHEN)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6))
+def test_kitchen_pictures_keep_every_item_once_and_robots_where_they_are(ref, seed):
+    """A law along random walks: every item and container is drawn exactly once (on a station, in
+    a stack, inside a container or in a robot's hands), and each robot at the station it is at."""
+    task = kitchen_task(ref)
+    rng = random.Random(seed)
+    state = task.initial_state()
+    for _ in range(25):
+        s = scene(task, state)
+        things = [o for o, t in task.objects(state).items() if t in ("item", "container")]
+        assert items_drawn(s) == Counter(things)
+        for pred, args in task.true_atoms(state):
+            if pred == "loc":
+                place = next(p for p in s["places"] if p["name"] == args[1])
+                assert args[0] in [a["name"] for a in place["agents"]]
+        actions = task.applicable(state)
+        if not actions:
+            break
+        state = task.successor(state, rng.choice(actions))
+
+
+def test_blocksworld_stacks_follow_on_and_ontable():
+    task = Task.load("problems/blocksworld/sussman.json")
+    s = scene(task, task.initial_state())
+    columns = [[t["name"] for t in column] for column in s["places"][0]["stacks"]]
+    assert sorted(columns) == [["a", "c"], ["b"]]  # c sits on a; b alone
+
+
+def test_a_domain_without_a_picture_shows_its_facts():
+    data = json.loads(Path("domains/logistics/domain.json").read_text())
+    assert "picture" not in data.get("render", {})
+    problem = sorted(Path("problems/logistics").glob("*.json"))[0]
+    task = Task.load(str(problem))
+    s = scene(task, task.initial_state())
+    assert s["kind"] == "facts" and s["facts"] and all(isinstance(x, str) for x in s["facts"])
+
+
+@pytest.mark.parametrize("change, pointer, words", [
+    (lambda p: p["marks"][0]["for"][0].__setitem__(0, "obstacel"), "/render/picture/marks/0/for/0/0", "obstacle"),
+    (lambda p: p["marks"][0]["for"][0].append("?extra"), "/render/picture/marks/0/for/0", "takes 1 arguments"),
+    (lambda p: p["marks"][0].__setitem__("at", "?nowhere"), "/render/picture/marks/0/at", "not bound"),
+    (lambda p: p["cells"].__setitem__("pattern", "c(\\d+)_(\\d+)"), "/render/picture/cells/pattern", "row"),
+    (lambda p: p["marks"][2]["for"].insert(0, {"compare": ["?v", ">", 0]}), "/render/picture/marks/2/for/0/compare/0", "before"),
+    (lambda p: p.__setitem__("kind", "hexagons"), "/render/picture/kind", "grid"),
+])
+def test_a_wrong_picture_is_refused_at_load_time_with_its_pointer(tmp_path, change, pointer, words):
+    data = json.loads(Path("domains/grasp/domain.json").read_text())
+    picture = copy.deepcopy(data["render"]["picture"])
+    change(picture)
+    data["render"]["picture"] = picture
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(GroundplanError) as info:
+        load_domain(str(path))
+    text = str(info.value)
+    assert pointer in text and words in text, text
+
+
+def test_a_size_read_from_missing_metadata_names_the_problem():
+    task = first("problems/ppnl/single_5x5.jsonl")
+    data = {"groundplan": "1", "domain": task.domain.file, "name": "bare", "objects": dict(task.problem.objects),
+            "init": [list((p, *a)) for p, a in task.problem.init], "goal": ["at", "i1", "i3"]}
+    bare = Task(build_problem(data, "bare.json", None, domain=task.domain))
+    with pytest.raises(GroundplanError, match="bare.json: the picture reads metadata 'size'"):
+        scene(bare, bare.initial_state())

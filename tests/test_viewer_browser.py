@@ -1,0 +1,161 @@
+"""The episode viewer in a real headless Chromium (issue 22): what a person sees when stepping
+through a run with the keyboard, filtering the list, and comparing two runs side by side.
+
+Expected values come from the run folder itself (episodes.jsonl: the actions taken and the state
+hashes before and after each step), never from the viewer's code."""
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from browser import launch, require_browser
+
+PROBLEMS = ["problems/async/01_cheese_chicken_sandwich_s126.json", "problems/async/02_lettuce_chicken_sandwich_s126.json"]
+
+
+def plan_eval(*args):
+    subprocess.run([sys.executable, "-m", "evals.cli", *args], check=True, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    a, b = root / "a", root / "b"
+    plan_eval(*PROBLEMS, "--out", str(a), "--steps-to-go-time", "0")
+    plan_eval(*PROBLEMS, "--agent", "random", "--seed", "7", "--out", str(b), "--steps-to-go-time", "0")
+    rows = [json.loads(line) for line in (a / "episodes.jsonl").read_text().splitlines()]
+    return a, b, rows
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def open_page(browser, url: str):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector(".pane .counter")
+    return page, errors
+
+
+def counter(page, run: int = 0) -> str:
+    return page.text_content(f'.pane[data-run="{run}"] .counter')
+
+
+def test_stepping_through_an_episode_with_the_keyboard(runs, browser, tmp_path):
+    a, _, rows = runs
+    out = tmp_path / "a.html"
+    plan_eval("view", str(a), "--html", str(out), "--togo-time", "0")
+    row = next(r for r in rows if r["agent_label"] == "random")
+    trajectory, n = row["trajectory"], len(row["trajectory"])
+    page, errors = open_page(browser, out.as_uri() + "#" + row["id"])
+    assert counter(page).startswith(f"Step 0 of {n}")
+    assert page.text_content(".pane .action") == trajectory[0]["action"]
+    def drawn():  # the picture without the highlight of what changed since the step before
+        return page.inner_html(".pane .picture").replace(" changed", "")
+    picture = drawn()
+    for k in range(1, 8):
+        page.keyboard.press("ArrowRight")
+        assert counter(page).startswith(f"Step {k} of {n}")
+        assert page.text_content(".pane .action") == trajectory[k]["action"]
+        now = drawn()
+        moved = trajectory[k - 1]["state"] != trajectory[k - 1]["next_state"]
+        changed_places = page.locator(".pane .place.changed").count()
+        assert (now != picture) == moved, (k, trajectory[k - 1])
+        assert (changed_places > 0) == moved
+        picture = now
+    page.keyboard.press("ArrowLeft")
+    assert counter(page).startswith(f"Step 6 of {n}")
+    page.keyboard.press("End")
+    assert counter(page) == f"Step {n} of {n} (end: {row['outcome']})"
+    slider = page.locator("#slider")
+    assert slider.get_attribute("max") == str(n)
+    assert errors == []
+
+
+def test_the_list_filters_by_outcome_and_agent(runs, browser, tmp_path):
+    a, _, rows = runs
+    out = tmp_path / "a.html"
+    plan_eval("view", str(a), "--html", str(out), "--togo-time", "0")
+    page, _ = open_page(browser, out.as_uri())
+    assert page.locator("#episodes tr.episode").count() == len(rows)
+    page.select_option("#filter-outcome", "goal-reached")
+    assert page.locator("#episodes tr.episode").count() == sum(r["outcome"] == "goal-reached" for r in rows) > 0
+    page.select_option("#filter-outcome", "")
+    page.select_option("#filter-agent", "random")
+    shown = page.locator("#episodes tr.episode")
+    assert shown.count() == sum(r["agent_label"] == "random" for r in rows)
+    shown.nth(1).click()
+    page.wait_for_function("document.querySelector('.pane h2').textContent.length > 0")
+    chosen = shown.nth(1).get_attribute("data-id")
+    assert page.text_content(".pane h2") == next(r["problem"] for r in rows if r["id"] == chosen)
+
+
+def test_two_runs_side_by_side_on_loopback(runs, browser):
+    a, b, rows = runs
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from evals.view import Runs, serve
+
+    pages = Runs([a, b], togo_time=0.3)
+    ready = threading.Event()
+    address = {}
+
+    def started(url):
+        address["url"] = url
+        ready.set()
+    thread = threading.Thread(target=serve, args=(pages, 0, started), daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    oracle = next(r for r in rows if r["agent_label"] == "oracle")
+    b_rows = [json.loads(line) for line in (b / "episodes.jsonl").read_text().splitlines()]
+    partner = next(r for r in b_rows if r["problem"] == oracle["problem"])
+    page, errors = open_page(browser, address["url"] + "#" + oracle["id"])
+    assert page.locator(".pane").count() == 2
+    assert counter(page, 0).startswith(f"Step 0 of {len(oracle['trajectory'])}")
+    assert counter(page, 1).startswith(f"Step 0 of {len(partner['trajectory'])}")
+    page.keyboard.press("ArrowRight")
+    assert counter(page, 0).startswith("Step 1 of") and counter(page, 1).startswith("Step 1 of")
+    assert page.text_content('.pane[data-run="1"] .action') == partner["trajectory"][1]["action"]
+    # the oracle's steps to go arrive from the server after the pictures
+    page.wait_for_function("!document.querySelector('.pane[data-run=\"0\"]').textContent.includes('searching')", timeout=60000)
+    assert errors == []
+
+
+WORLDS = {
+    "kitchen": ("problems/sync/04_burger_s126.json", ".place"),
+    "ppnl": ("problems/ppnl/single_5x5.jsonl#5x5-k1-e000-s06", ".cell"),
+    "grasp": ("problems/grasp/inner_cluster_block.jsonl#grid00-mu1-nolimit-cost0", ".cell"),
+    "plancraft": ("problems/plancraft/val.small.jsonl#VAL0491", ".cell"),
+}
+
+
+@pytest.mark.parametrize("world", sorted(WORLDS))
+def test_every_world_is_drawn_from_its_data(world, browser, tmp_path):
+    problem, selector = WORLDS[world]
+    out = tmp_path / f"{world}.html"
+    subprocess.run([sys.executable, "-m", "engine.cli", "view", problem, "--html", str(out), "--togo-time", "0"],
+                   check=True, capture_output=True, text=True, timeout=300)
+    page, errors = open_page(browser, out.as_uri())
+    from engine import Task
+    from engine.picture import scene
+
+    task = Task.load(problem)
+    expected = scene(task, task.initial_state())
+    drawn = page.locator(f".pane {selector}").count()
+    if expected["kind"] == "grid":
+        assert drawn == expected["rows"] * expected["cols"]
+    else:
+        assert drawn == len(expected["places"])
+    assert errors == []
