@@ -1,0 +1,118 @@
+"""The viewer's data without a browser (evals/view/): states replayed from a run folder match
+the recorded hashes, a problem edited since the run is said rather than drawn wrong, steps to go
+agree with the stored optimum, and bad input gets a clear error."""
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agents.loop import state_hash
+from engine import Task
+from evals.view import Runs, problem_runs, serve
+from evals.view.episodes import replay_frames
+
+PROBLEM = "problems/sync/01_cheese_sandwich_s126.json"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("run") / "r"
+    problem = PROBLEM if Path(PROBLEM).exists() else str(sorted(Path("problems/sync").glob("01_*.json"))[0])
+    subprocess.run([sys.executable, "-m", "evals.cli", problem, "--out", str(folder), "--steps-to-go-time", "0"],
+                   check=True, capture_output=True, timeout=600)
+    return folder, [json.loads(x) for x in (folder / "episodes.jsonl").read_text().splitlines()]
+
+
+def test_replayed_states_match_every_recorded_hash(run):
+    _, rows = run
+    for row in rows:
+        task = Task.load(row["problem_ref"])
+        states = replay_frames(task, row["trajectory"])
+        assert [state_hash(s) for s in states[:-1]] == [e["state"] for e in row["trajectory"]]
+        assert state_hash(states[-1]) == row["final_state_hash"]
+
+
+def test_the_oracle_episode_never_leaves_the_optimal_plan_and_counts_down(run):
+    folder, rows = run
+    oracle = next(r for r in rows if r["agent_label"] == "oracle")
+    task = Task.load(oracle["problem_ref"])
+    optimum = task.problem.optimal["cost"]
+    assert optimum is not None  # the sync tasks' optima are proven
+    detail = Runs([folder], togo_time=2.0).detail(0, oracle["id"])
+    togo = [f["togo"] for f in detail["frames"]]
+    assert togo[0] == f"{optimum:g}" and togo[-1] == "0"
+    assert detail["left_plan_at"] is None and not any(f.get("off_plan") for f in detail["frames"])
+
+
+def test_a_problem_edited_since_the_run_is_said_not_drawn(run, tmp_path):
+    folder, rows = run
+    row = next(r for r in rows if r["agent_label"] == "oracle")
+    edited = json.loads(Path(row["problem_ref"]).read_text())
+    edited["init"] = [f for f in edited["init"] if f[0] != "item_on"][:]  # items moved off their stations
+    copy = tmp_path / "edited.json"
+    copy.write_text(json.dumps(edited | {"domain": str(Path("domains/kitchen/domain.json").resolve())}))
+    moved = tmp_path / "r"
+    shutil.copytree(folder, moved)
+    lines = [json.loads(x) for x in (moved / "episodes.jsonl").read_text().splitlines()]
+    for line in lines:
+        line["problem_ref"] = str(copy)
+    (moved / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    detail = Runs([moved], togo_time=0).detail(0, row["id"])
+    assert any("could not be reconstructed" in f.get("lost", "") for f in detail["frames"])
+
+
+def test_the_server_answers_the_page_an_episode_and_its_steps_to_go(run):
+    folder, rows = run
+    pages = Runs([folder], togo_time=1.0)
+    got = {}
+    ready = threading.Event()
+    threading.Thread(target=serve, args=(pages, 0, lambda url: (got.update(url=url), ready.set())), daemon=True).start()
+    assert ready.wait(30)
+    page = urllib.request.urlopen(got["url"]).read().decode()
+    assert "gp-index" in page and "ep-0-" not in page  # episodes are fetched, not embedded
+    eid = rows[0]["id"]
+    detail = json.loads(urllib.request.urlopen(got["url"] + "episode?run=0&id=" + urllib.parse.quote(eid)).read())
+    assert len(detail["frames"]) == len(rows[0]["trajectory"]) + 1 and detail.get("togo_pending")
+    togo = json.loads(urllib.request.urlopen(got["url"] + "togo?run=0&id=" + urllib.parse.quote(eid)).read())
+    assert len(togo["frames"]) == len(detail["frames"])
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(got["url"] + "episode?run=0&id=nope")
+    assert info.value.code == 404 and "no episode 'nope'" in info.value.read().decode()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["view", "RUN", "--episode", "nope", "--html", "x.html"], "no episode 'nope'"),
+    (["view", "EMPTY", "--html", "x.html"], "no episodes"),
+    (["view", "RUN", "RUN", "RUN"], "one run folder, or two"),
+])
+def test_bad_view_commands_get_clear_errors(run, tmp_path, args, words):
+    folder, _ = run
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    argv = [str(folder) if a == "RUN" else str(empty) if a == "EMPTY" else a for a in args]
+    done = subprocess.run([sys.executable, "-m", "evals.cli", *argv], capture_output=True, text=True, cwd=Path.cwd(), timeout=300)
+    assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_groundplan_view_of_a_plan_that_is_not_an_action_names_the_step(tmp_path):
+    plan = tmp_path / "plan.txt"
+    plan.write_text("pick up b\nfly to the moon\n")
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "view", "problems/blocksworld/sussman.json", str(plan),
+                           "--html", str(tmp_path / "x.html")], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "fly to the moon" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_problem_and_a_plan_make_a_one_episode_page(tmp_path):
+    plan = tmp_path / "plan.txt"  # the Sussman anomaly's optimal plan: 6 steps
+    plan.write_text("unstack c from a\nput down c\npick up b\nstack b on c\npick up a\nstack a on b\n")
+    runs = problem_runs("problems/blocksworld/sussman.json", str(plan), togo_time=1.0)
+    (entry,) = runs.index["runs"][0]["episodes"]
+    assert entry["outcome"] == "goal-reached" and entry["agent_label"] == "plan" and entry["steps"] == 6
+    detail = runs.detail(0, entry["id"])
+    assert [f["togo"] for f in detail["frames"]] == [str(6 - k) for k in range(7)]
+    assert detail["left_plan_at"] is None
