@@ -179,7 +179,10 @@ def serve(runs: Runs, port: int = 0, ready=None):
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the page was closed before its answer (steps to go still searching): nothing to send to
 
         def log_message(self, *args):  # quiet: the terminal shows the address, not every request
             pass
