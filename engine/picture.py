@@ -26,7 +26,6 @@ from .errors import GroundplanError
 from .parse import is_var
 from .task import State
 
-KINDS = ("grid", "stacks", "facts")
 COMPARE = {"=": lambda a, b: a == b, "!=": lambda a, b: a != b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
            "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
 
@@ -423,15 +422,14 @@ def picture_errors(spec: dict, predicates: dict, fluents: dict) -> list[tuple[li
         elif len(pattern) - 1 != len(predicates[name].params):
             errors.append((where, f"predicate '{name}' takes {len(predicates[name].params)} arguments, not {len(pattern) - 1}", None))
 
-    for key in ("pattern",):
-        if key in spec.get("cells", {}):
-            try:
-                compiled = re.compile(spec["cells"][key])
-                if not {"row", "col"} <= set(compiled.groupindex):
-                    errors.append((base + ["cells", key], "the cell pattern names no (?P<row>...) and (?P<col>...) groups",
-                                   'e.g. "c(?P<row>\\\\d+)_(?P<col>\\\\d+)" for cells named c3_4'))
-            except re.error as exc:
-                errors.append((base + ["cells", key], f"not a regular expression: {exc}", None))
+    if "pattern" in spec.get("cells", {}):
+        where = base + ["cells", "pattern"]
+        try:
+            if not {"row", "col"} <= set(re.compile(spec["cells"]["pattern"]).groupindex):
+                errors.append((where, "the cell pattern names no (?P<row>...) and (?P<col>...) groups",
+                               'e.g. "c(?P<row>\\\\d+)_(?P<col>\\\\d+)" for cells named c3_4'))
+        except re.error as exc:
+            errors.append((where, f"not a regular expression: {exc}", None))
     if "index" in spec:
         try:
             if re.compile(spec["index"]).groups < 1:

@@ -112,9 +112,7 @@ def _after(task, before, entry: dict, known: dict):
             action = task.action_by_text(text, before) or task.parse_action(text, before)
             tries.append(lambda: task.step(before, action).state)
         except GroundplanError:
-            pass
-        if task.agent_mode == "simultaneous" and " | " in text:
-            pass  # joint actions are matched by the wait below only when nothing moved
+            pass  # a joint or unparsable action: only the wait below can still match the hash
     tries.append(lambda: task.wait_step(before))
     for attempt in tries:
         try:
