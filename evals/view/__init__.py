@@ -8,7 +8,6 @@ the same problem. The page is served on loopback, or written as one self-contain
 """
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
@@ -21,32 +20,38 @@ from .page import index_data, render_page
 class Runs:
     """The runs on the page and their episodes' details, computed when first asked for."""
 
-    def __init__(self, folders: list[Path], togo_time: float = 0.5, togo_budget: float = 3.0):
+    def __init__(self, folders: list[Path], togo_time: float = 0.5, togo_budget: float = 3.0,
+                 rows: list[list[dict]] | None = None, names: list[str] | None = None, title: str | None = None):
+        """The runs in `folders` (their episodes.jsonl), or, with `rows`, episodes made elsewhere
+        (`problem_runs`: one problem and a plan), their problems resolved beside `folders`."""
         from .. import store
 
         self.folders = [Path(f) for f in folders]
         self.togo_time, self.togo_budget = togo_time, togo_budget
-        self.rows: list[dict[str, dict]] = []
-        entries = []
-        for folder in self.folders:
-            found = store.scan(folder)
-            if not found.rows:
-                raise GroundplanError(f"{folder}: no episodes in {folder / store.EPISODES} (run plan-eval ... --out {folder} first)")
-            by_id = {r["id"]: r for r in found.rows}
-            self.rows.append(by_id)
-            entries.append({"name": folder.name or str(folder), "folder": str(folder),
-                            "episodes": [list_entry(r) for r in by_id.values()]})
-        title = "groundplan: " + " vs ".join(e["name"] for e in entries)
-        self.index = index_data(entries, title)
+        if rows is None:
+            rows = []
+            for folder in self.folders:
+                found = store.scan(folder)
+                if not found.rows:
+                    raise GroundplanError(f"{folder}: no episodes in {folder / store.EPISODES} (run plan-eval ... --out {folder} first)")
+                rows.append(found.rows)
+        names = names or [f.name or str(f) for f in self.folders]
+        self.rows: list[dict[str, dict]] = [{r["id"]: r for r in run} for run in rows]
+        entries = [{"name": name, "folder": str(folder), "episodes": [list_entry(r) for r in by_id.values()]}
+                   for name, folder, by_id in zip(names, self.folders, self.rows)]
+        self.index = index_data(entries, title or "groundplan: " + " vs ".join(names))
+        self._tasks: dict = {}
         self._details: dict = {}
         self._quick: dict = {}
         self._togo: dict = {}
 
-    @functools.lru_cache(maxsize=16)
     def _task(self, ref: str, run: int):
-        from engine import Task
+        key = (ref, run)
+        if key not in self._tasks:  # a problem shared by several episodes (each agent's) is loaded once
+            from engine import Task
 
-        return Task.load(resolve_problem(ref, self.folders[run]))
+            self._tasks[key] = Task.load(resolve_problem(ref, self.folders[run]))
+        return self._tasks[key]
 
     def row(self, run: int, eid: str) -> dict:
         row = self.rows[run].get(eid)
@@ -129,12 +134,9 @@ def problem_runs(problem: str, plan: str | None, togo_time: float = 0.5) -> "Run
            "outcome": "goal-reached" if reached else ("not-reached" if texts else "-"), "success": reached,
            "steps": len(texts), "cost": cost, "reference_cost": (task.problem.optimal or {}).get("cost"),
            "problem_ref": problem, "trajectory": trajectory, "world": task.domain.name}
-    runs = Runs.__new__(Runs)
-    runs.folders, runs.togo_time, runs.togo_budget = [Path(problem).parent], togo_time, 3.0
-    runs.rows = [{row["id"]: row}]
-    runs.index = index_data([{"name": Path(problem).name, "folder": "", "episodes": [list_entry(row)]}], f"groundplan: {task.problem.name}")
-    runs._details, runs._quick, runs._togo = {}, {(0, row["id"]): episode_detail(task, row, togo_time=0)}, {}
-    runs._task = lambda ref, run: task
+    runs = Runs([Path(problem).parent], togo_time, rows=[[row]], names=[Path(problem).name],
+                title=f"groundplan: {task.problem.name}")
+    runs._tasks[(problem, 0)] = task  # already loaded; and a set's row name is no path to resolve again
     return runs
 
 

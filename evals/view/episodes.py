@@ -135,14 +135,11 @@ def episode_detail(task, row: dict, togo_time: float = 0.5, togo_budget: float =
     trajectory = row.get("trajectory") or []
     states = replay_frames(task, trajectory)
     frames = []
-    previous_scene = None
     for k, state in enumerate(states):
         entry = trajectory[k] if k < len(trajectory) else {}
         frame = {"step": k}
         if state is not None:
-            frame["scene"] = scene(task, state)
-            frame["changed"] = previous_scene is not None and frame["scene"] != previous_scene
-            previous_scene = frame["scene"]
+            frame["scene"] = scene(task, state)  # the page highlights what changed: it has both scenes
         else:
             frame["lost"] = ("the state could not be reconstructed from the recorded actions (the problem file may have "
                              "changed since the run)")
