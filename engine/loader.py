@@ -569,6 +569,12 @@ def _world_module(world: str, name: str):
     return importlib.import_module(module)
 
 
+def read_problem_source(source) -> tuple[Any, str, Path | None]:
+    """(a problem's data, the name its messages use, the path its domain is relative to), read
+    as `load_problem` reads it: for a caller that sends the problem elsewhere to be built."""
+    return _read(source, "problem")
+
+
 def load_problem(source, domain: m.Domain | None = None) -> m.Problem:
     """A validated Problem (with its Domain) from a path or from data."""
     data, file, path = _read(source, "problem")

@@ -64,6 +64,22 @@ def _emit(summary: dict, fmt: str, folder: Path | None) -> None:
             click.echo(f"\nby difficulty: {folder / 'summary.md'}; episodes: {folder / 'episodes.jsonl'}")
 
 
+def _check_backend(backend: str, ray_address: str | None, workers: int | None, episode_memory: float | None) -> None:
+    from engine.errors import GroundplanError
+
+    if backend != "ray":
+        if ray_address:
+            raise GroundplanError("--ray-address is the cluster of --backend ray: add --backend ray, or drop the address")
+        return
+    if episode_memory is not None:
+        raise GroundplanError("--episode-memory bounds local worker processes; Ray's workers are bounded by its memory monitor "
+                              "(an episode it kills is re-run, then given up as worker-died): drop --episode-memory, "
+                              "or run with --backend local")
+    if ray_address and workers is not None:
+        raise GroundplanError("--workers sets the CPUs of a local Ray instance; on the cluster of --ray-address its own CPUs "
+                              "decide: drop --workers")
+
+
 def _write_summaries(folder: Path, summary: dict) -> None:
     from . import summary as S
     from .store import write_text
@@ -105,9 +121,16 @@ def _stopped(exc, folder: Path) -> None:
               help="Retries of an LLM request after a rate limit, timeout, connection error or 5xx (default 4).")
 @click.option("--plans", type=click.Path(exists=True), help="Plan file or folder for --agent replay.")
 @click.option("--out", type=click.Path(file_okay=False), help="Run folder (default: runs/plan-eval-DATE-TIME).")
-@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True, help="Episodes in parallel processes.")
+@click.option("--workers", type=click.IntRange(1, 256), default=None,
+              help="Episodes in parallel processes (default 1); with --backend ray, the CPUs of the local Ray instance "
+                   "(default: all of this machine's).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Episodes at once within a worker (threads; for LLM agents, which mostly wait).")
+@click.option("--backend", type=click.Choice(("local", "ray")), default="local", show_default=True,
+              help="Where episodes run: local processes, or Ray tasks (pip install 'groundplan[ray]'), on a local "
+                   "instance or the cluster of --ray-address. The episodes and the run folder are the same.")
+@click.option("--ray-address", metavar="ADDRESS", help="The Ray cluster to run on (HOST:PORT of its head, or 'auto' on a "
+                                                       "node of it); default: a local instance, stopped at the end.")
 @click.option("--resume", is_flag=True, help="Continue the run in --out, skipping finished episodes.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-steps", type=click.IntRange(1), help="Step cap for every episode (overrides the factor).")
@@ -134,7 +157,7 @@ def _stopped(exc, folder: Path) -> None:
 @click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
 @handles_errors
 def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, plans, out, workers, concurrency,
-        resume, seed, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
+        backend, ray_address, resume, seed, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
         observations, fmt, plot):
     """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
     from engine.errors import GroundplanError
@@ -150,6 +173,7 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
         raise GroundplanError("--resume continues the run in --out DIR: give the folder of the interrupted run")
     if reference_time is not None and reference != "optimum":
         raise GroundplanError("--reference-time is the optimal planner's time under --reference optimum: give that too, or drop it")
+    _check_backend(backend, ray_address, workers, episode_memory)
     if "replay" in agents and not plans:
         raise GroundplanError("--agent replay needs --plans FILE_OR_FOLDER")
     # only what the user gave, so a run folder made before an option existed resumes with the same command
@@ -171,7 +195,7 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
 
     try:
         rows, errors = R.execute(refs, specs, settings, folder, workers=workers, resume=resume, concurrency=concurrency,
-                                 say=lambda text: click.echo(text, err=True))
+                                 say=lambda text: click.echo(text, err=True), backend=backend, ray_address=ray_address)
         summary = summarise(rows)
         _write_summaries(folder, summary)
     except KeyboardInterrupt:

@@ -122,22 +122,46 @@ def _worker(conn, parent: int, target, memory_mb, threads: int, after_batch) -> 
             after_batch()
 
 
-def describe_death(exitcode: int | None) -> str:
-    """Why an episode was given up, from its worker's exit code (negative: the signal that killed it)."""
-    if exitcode is None:
-        how = "stopped answering"
-    elif exitcode < 0:
-        try:
-            how = f"was killed by {signal.Signals(-exitcode).name}"
-        except ValueError:
-            how = f"was killed by signal {-exitcode}"
-    else:
-        how = f"exited with code {exitcode}"
+def describe_death(exitcode: int | None, how: str | None = None) -> str:
+    """Why an episode was given up, from its worker's exit code (negative: the signal that killed
+    it), or from `how` it died when a scheduler says so in words (Ray)."""
+    how = how or _how_it_ended(exitcode)
     text = f"the worker process running this episode died twice (the last time it {how}): the episode is given up"
     if exitcode is not None and -exitcode == getattr(signal, "SIGKILL", 9):
         text += ("; the kernel's out-of-memory killer kills this way: give the run more memory, or set --episode-memory MB "
                  "so that the episode ends as memout")
     return text
+
+
+def _how_it_ended(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "stopped answering"
+    if exitcode < 0:
+        try:
+            return f"was killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"was killed by signal {-exitcode}"
+    return f"exited with code {exitcode}"
+
+
+def charge(left: list, threads: int, deaths: dict, key, died, reason, queue: deque) -> list:
+    """A dead worker's unanswered (index, job) items, in the order they ran: the episode that was
+    running is charged with the death and queued alone (with threads, every one was running), the
+    rest go back to the front of the queue uncharged. Returns the lines of the episodes given up
+    (`reason()` says why: it is asked only then)."""
+    charged = left if threads > 1 else left[:1]
+    rest = left[len(charged):]
+    if rest:
+        queue.appendleft(rest)
+    given_up = []
+    for index, job in charged:
+        name = key(job)
+        deaths[name] = deaths.get(name, 0) + 1
+        if deaths[name] > DEATHS_ALLOWED:
+            given_up.append(died(job, reason()))
+        else:
+            queue.appendleft([(index, job)])
+    return given_up
 
 
 @dataclass
@@ -226,17 +250,7 @@ class Pool:
         if not left:
             return
         exitcode = worker.process.exitcode
-        charged = left if self.threads > 1 else left[:1]
-        rest = left[len(charged):]
-        if rest:
-            queue.appendleft(rest)
-        for index, job in charged:
-            key = self.key(job)
-            self.deaths[key] = self.deaths.get(key, 0) + 1
-            if self.deaths[key] > DEATHS_ALLOWED:
-                yield self.died(job, describe_death(exitcode))
-            else:
-                queue.appendleft([(index, job)])
+        yield from charge(left, self.threads, self.deaths, self.key, self.died, lambda: describe_death(exitcode), queue)
 
     def close(self) -> None:
         """Stop every worker: idle ones are told to; busy ones (an interrupted run) are killed."""

@@ -107,6 +107,12 @@ def problem_set(ref: str) -> str:
     """'async' for problems/async/x.json; the set file's stem for a problem set."""
     from engine.problemsets import is_set_reference, set_name
 
+    from .shipping import shipped
+
+    source = shipped(ref)
+    if source is not None:  # named where the run was started, not after a worker's folder
+        return source.problem_set
+
     path = Path(ref.split("#", 1)[0])
     if is_set_reference(path):
         return set_name(path)
@@ -134,7 +140,6 @@ def _difficulty(meta: dict | None, entry: dict | None) -> str:
     return "h>80"
 
 
-@functools.lru_cache(maxsize=8)
 def _task(ref: str):
     """The problem, refused when its stored reference is not what it claims (a plan that does not
     replay, a cost it does not have): every score of the problem is measured against it.
@@ -142,12 +147,25 @@ def _task(ref: str):
     The check replays the stored plan on the task the episodes then use, so it costs no second
     grounding (a pre-pass over the whole run would: about 32 ms per GRASP problem, 8 minutes for
     the 16,000). It therefore runs before the problem's first episode, not before the whole run,
-    and a bad reference is that problem's load error, like any other unusable problem file."""
+    and a bad reference is that problem's load error, like any other unusable problem file.
+
+    A problem sent by content (`evals.shipping`, the Ray backend) is built from what was sent."""
+    from .shipping import shipped
+
+    source = shipped(ref)
+    return _loaded_task(ref, source.digest if source is not None else None)
+
+
+@functools.lru_cache(maxsize=8)
+def _loaded_task(ref: str, digest: str | None):
+    # keyed by content too: a worker that outlives a run must not serve a problem edited since
     from engine.errors import ModelError
     from engine.task import Task
     from engine.validate import check_references
 
-    task = Task.load(ref)
+    from .shipping import load_task, shipped
+
+    task = load_task(shipped(ref)) if digest is not None else Task.load(ref)
     wrong = check_references(task)
     if wrong:
         raise ModelError(wrong)
@@ -159,7 +177,7 @@ def forget_tasks() -> None:
     counts toward the limit of the episodes on it, not of those on the next problem."""
     import gc
 
-    _task.cache_clear()
+    _loaded_task.cache_clear()
     gc.collect()
 
 
@@ -306,7 +324,10 @@ def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
     else:
         world = None
         try:
-            data = store.problem_data(ref)[0]
+            from .shipping import shipped
+
+            source = shipped(ref)
+            data = source.data if source is not None else store.problem_data(ref)[0]
             level = _difficulty(data.get("metadata"), data.get("optimal"))
         except Exception:
             level = "unknown"
@@ -440,12 +461,18 @@ NEW_SETTINGS = ("budget", "episode_memory", "reference", "reference_time")  # se
 NEW_SETTING_DEFAULTS = {"reference": "plan"}  # what a newer setting left at None means
 
 
-def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder: Path, workers: int = 1, resume: bool = False,
-            concurrency: int = 1, say=None) -> tuple[list[dict], list[dict]]:
+BACKENDS = ("local", "ray")
+
+
+def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder: Path, workers: int | None = 1, resume: bool = False,
+            concurrency: int = 1, say=None, backend: str = "local", ray_address: str | None = None) -> tuple[list[dict], list[dict]]:
     """Run every (agent, problem) episode not yet in `folder`; returns (episode rows, load errors).
 
-    `say(text)` is told what the repair of a resumed run's episodes.jsonl did. Episodes run in this
-    process, unless there are several workers or a memory limit (which needs a process to bound)."""
+    `say(text)` is told what the repair of a resumed run's episodes.jsonl did, and what went wrong
+    with a worker. Episodes run in this process, unless there are several workers or a memory limit
+    (which needs a process to bound), or the backend is Ray (`evals.ray_pool`; `workers` is then
+    the CPUs of the local instance it starts, all of the machine's when None, and is not used with
+    `ray_address`, where the cluster's CPUs decide)."""
     from engine.errors import GroundplanError
 
     say = say or (lambda text: print(text, file=sys.stderr))
@@ -478,14 +505,22 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
     errors: list[dict] = []
     threads = max(1, concurrency)
     try:
-        if workers <= 1 and not settings.episode_memory:
+        if backend == "ray":
+            from .ray_pool import RayPool
+
+            pool = RayPool(key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row, threads=threads,
+                           address=ray_address, cpus=None if ray_address else workers, say=say, local=run_job)
+            with closing(pool.run(batches(jobs, threads, workers or 2))) as rows:
+                for row in rows:
+                    _take(row, writer, progress, errors)
+        elif (workers or 1) <= 1 and not settings.episode_memory:
             for batch in batches(jobs, threads):
                 for row in run_batch(batch, threads):
                     _take(row, writer, progress, errors)
         else:
             from .pool import Pool
 
-            pool = Pool(workers, run_job, key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row,
+            pool = Pool(workers or 1, run_job, key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row,
                         memory_mb=settings.episode_memory, threads=threads,
                         after_batch=forget_tasks if settings.episode_memory else None)
             with closing(pool.run(batches(jobs, threads, workers))) as rows:

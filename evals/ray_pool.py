@@ -1,0 +1,200 @@
+"""plan-eval's episodes as Ray tasks, for runs that outgrow one machine (`--backend ray`).
+
+The driver (plan-eval) stays what it is with local workers: it decides the jobs, and it alone
+writes episodes.jsonl, in the order episodes finish, so the run folder, the manifest, `--resume`
+and the seeds are those of the local backend. Only where an episode runs changes: a batch (one
+problem's episodes, as `evals.run.batches` cuts them) becomes a Ray task that yields each line as
+soon as its episode ends. The problems travel with the tasks by content (`evals.shipping`), so a
+node needs groundplan installed but no checkout.
+
+A node or worker that dies (killed, Ray's memory monitor, a lost node) fails its task; the lines
+it yielded before are kept, and what it had not answered is charged and re-queued by the same
+rule as the local pool (`evals.pool.charge`): the running episode once, then given up as
+`worker-died`. Ray's own retries are off (`max_retries=0`), because a retried task would run its
+batch again from the start and the driver would have to drop the lines it already has; here the
+driver knows exactly which episodes are missing.
+
+Tasks in flight are capped at twice the cluster's CPUs, so a run of 16,000 problems does not hand
+Ray 16,000 tasks (and their problems) at once, and an interrupted run leaves little to cancel.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections import deque
+
+from engine.errors import GroundplanError
+
+from .pool import charge, describe_death
+
+FORWARDED_ENV = ("GROUNDPLAN_CACHE",)  # the LLM reply cache's folder: a shared one, when the driver names it
+IN_FLIGHT_PER_CPU = 2
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise GroundplanError("--backend ray needs Ray: pip install 'groundplan[ray]' (on every node of the cluster)") from None
+    return ray
+
+
+def connect(address: str | None, cpus: int | None) -> bool:
+    """Join the cluster at `address` ('auto': the one `ray start` made on this machine), or start a
+    local instance of `cpus` CPUs on loopback. True when this call started Ray (so it stops it)."""
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    env = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}
+    options = dict(logging_level=logging.ERROR, runtime_env={"env_vars": env} if env else None)
+    try:
+        if address:
+            ray.init(address=address, **options)
+        else:
+            ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", **options)
+    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        hint = ("start one with `ray start --head` on its head node, and give that node's address and port (or 'auto' on that node)"
+                if address else "check `ray status`, or stop a stale instance with `ray stop`")
+        if address and os.environ.get("RAY_AUTH_MODE") != "token":  # Ray logs a refused token; its exception does not say
+            hint += ("; a cluster that checks tokens (`ray start` does, from Ray 2.59) needs RAY_AUTH_MODE=token here, "
+                     "and RAY_AUTH_TOKEN set to its token (`ray get-auth-token` on the head node) on another machine")
+        raise GroundplanError(f"could not connect to {where}: {exc}; {hint}") from None
+    return True
+
+
+def _episodes(fingerprint: str, items: list, problems: dict, domains: dict, threads: int):
+    """A Ray task (a generator): the (index, line) of each of `items` as its episode ends."""
+    from . import shipping
+    from .run import run_job
+
+    shipping.check_fingerprint(fingerprint)
+    wanted = {digest: ref for digest, ref in domains.items() if not shipping.has_domain(digest)}
+    if wanted:
+        import ray
+
+        shipping.receive({}, dict(zip(wanted, ray.get(list(wanted.values())))))
+    shipping.receive(problems, {})
+
+    def line(job):
+        # what episodes.jsonl will hold, as plain data: Ray need not know how to send the agent's own objects
+        return json.loads(json.dumps(run_job(job), default=str))
+
+    if threads <= 1 or len(items) == 1:
+        for index, job in items:
+            yield index, line(job)
+        return
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    with ThreadPoolExecutor(min(threads, len(items))) as pool:
+        running = {pool.submit(line, job): index for index, job in items}
+        for future in as_completed(running):
+            yield running[future], future.result()
+
+
+class RayPool:
+    """Like `evals.pool.Pool` (`run(batches)` yields every job's line as it finishes), on Ray.
+
+    `local(job)` runs a job in the driver: for problems that could not be shipped (unreadable,
+    no domain), whose episodes fail at loading with the local backend's own message."""
+
+    def __init__(self, key, died, threads: int = 1, address: str | None = None, cpus: int | None = None, say=None,
+                 local=None):
+        self.key, self.died, self.local = key, died, local
+        self.threads, self.address, self.cpus = max(1, threads), address, cpus
+        self.say = say or (lambda text: None)
+        self.deaths: dict = {}
+
+    def run(self, batches):
+        from . import shipping
+
+        ray = _ray()
+        refs = list(dict.fromkeys(job[0] for batch in batches for job in batch))
+        problems, domains = shipping.sources(refs)
+        here = [[job] for batch in batches for job in batch if job[0] not in problems]
+        remote = [batch for batch in ([job for job in batch if job[0] in problems] for batch in batches) if batch]
+        for batch in here:
+            yield self.local(batch[0])
+        if not remote:
+            return
+        started = connect(self.address, self.cpus)
+        inflight: dict = {}
+        try:
+            task = ray.remote(num_cpus=1, max_retries=0)(_episodes)
+            fingerprint = shipping.code_fingerprint()
+            stored = {digest: ray.put(source) for digest, source in domains.items()}
+            cap = max(2, IN_FLIGHT_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
+            queue = deque(list(enumerate(batch)) for batch in remote)
+            while queue or inflight:
+                while queue and len(inflight) < cap:
+                    items = queue.popleft()
+                    mine = {job[0]: problems[job[0]] for _, job in items}
+                    needed = {source.domain: stored[source.domain] for source in mine.values()}
+                    inflight[task.remote(fingerprint, [(i, _portable(job)) for i, job in items], mine, needed, self.threads)] = items
+                ready, _ = ray.wait(list(inflight), num_returns=1)
+                for generator in ready:
+                    yield from self._next(ray, generator, inflight, queue)
+        finally:
+            for generator in inflight:
+                try:
+                    ray.cancel(generator, force=True)
+                except Exception:  # already ended, or a Ray that cannot cancel generators: shutdown ends them
+                    pass
+            if started:
+                ray.shutdown()
+
+    def _next(self, ray, generator, inflight: dict, queue: deque):
+        """The next line of a task, its end, or its death (then its unanswered episodes are charged)."""
+        left = inflight[generator]
+        try:
+            index, row = ray.get(next(generator))
+        except StopIteration:
+            del inflight[generator]
+            if left:  # ended without answering every job: never expected, but never lose them
+                queue.appendleft(left)
+            return
+        except ray.exceptions.RayError as exc:
+            del inflight[generator]
+            cause = getattr(exc, "cause", None)
+            from .shipping import ShippingError
+
+            if isinstance(cause, ShippingError):
+                raise ShippingError(str(cause)) from None
+            how = _how(exc)
+            names = ", ".join(self.key(job) for _, job in left[: 1 if self.threads <= 1 else len(left)])
+            self.say(f"a Ray worker {how} while running {names}: {'it runs' if self.threads <= 1 else 'they run'} again "
+                     f"(an episode whose worker dies twice is given up)")
+            yield from charge(left, self.threads, self.deaths, self.key, self.died, lambda: describe_death(None, how), queue)
+            return
+        inflight[generator] = [item for item in left if item[0] != index]
+        yield row
+
+
+def _how(exc) -> str:
+    """How a task's worker ended, in the words `describe_death` puts after 'it'."""
+    ray = _ray()
+    errors = ray.exceptions
+    if isinstance(exc, errors.OutOfMemoryError):
+        return "was killed by Ray's memory monitor (the node ran short of memory)"
+    if isinstance(exc, (errors.NodeDiedError, errors.LocalRayletDiedError)):
+        return "was lost with its node"
+    if isinstance(exc, errors.WorkerCrashedError):
+        return "died (killed, or crashed)"
+    if isinstance(exc, errors.TaskCancelledError):
+        return "was cancelled"
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"failed ({type(exc).__name__}: {first[:200]})"
+
+
+def _portable(job: tuple) -> tuple:
+    """The job as a node sees it: the replay agent's plans by absolute path (a worker's folder is
+    not the driver's; on a cluster the path must be on storage every node mounts)."""
+    ref, spec, settings = job
+    plans = dict(spec.options).get("plans")
+    if plans and not os.path.isabs(plans):
+        import dataclasses
+
+        options = tuple((k, os.path.abspath(v) if k == "plans" else v) for k, v in spec.options)
+        spec = dataclasses.replace(spec, options=options)
+    return ref, spec, settings

@@ -1,0 +1,197 @@
+"""Problems and domains sent to workers by content, for workers that have no copy of the files.
+
+A Ray cluster's nodes have groundplan installed but not the user's checkout: the problems, and
+a domain kept outside the installed worlds, exist only where plan-eval was started. So the
+driver reads each problem once, as the local backend would (the same data, the same name in
+messages, the same problem-set name), and sends that; a worker builds the task from it.
+
+Code does not travel: the engine, the agents and the worlds' plug-ins are the node's installed
+package. What would silently change the episodes is a node that runs other code, so every batch
+carries the driver's `code_fingerprint()` and a worker whose own differs refuses to run it
+(`ShippingError`, which names the node). An installed world's domain is loaded from the node's
+own copy, checked against the driver's content hash (its plug-ins read files beside it, so it
+must be that file); any other domain travels as its text, with the prompts.yaml beside it, and
+is written once per node under the temporary folder, named by its hash.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import socket
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import GroundplanError
+
+PACKAGES = ("engine", "planners", "agents", "evals", "domains")  # what a worker runs, and the worlds' data it reads
+FINGERPRINTED = (".py", ".json", ".jsonl", ".yaml", ".yml")
+
+
+class ShippingError(GroundplanError):
+    """A worker that cannot run what the driver sent: another groundplan, another world file."""
+
+
+@dataclass(frozen=True)
+class DomainSource:
+    digest: str  # of the domain file's bytes
+    name: str  # the file's name, as messages show it
+    world: str | None = None  # an installed world: loaded from the node's own domains/<world>/<relative>
+    relative: str | None = None
+    text: str | None = None  # any other domain: its text, and the prompts.yaml beside it (or None)
+    prompts: str | None = None
+
+
+@dataclass(frozen=True)
+class ProblemSource:
+    ref: str  # as given on the command line: the episode's id and seed are made of it
+    digest: str  # of the problem's data, as the manifest hashes it
+    data: dict
+    file: str  # the name the problem's messages and the episode line's `file` use
+    problem_set: str  # computed here: a file in the current folder is named by the driver's folder
+    domain: str  # its DomainSource's digest
+
+
+def _root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of the installed code and world data (about 220 files, 25 ms): equal on two
+    machines when they would play the same episodes the same way."""
+    digest = hashlib.sha256()
+    root = _root()
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*")):
+            if path.suffix in FINGERPRINTED and "__pycache__" not in path.parts and path.is_file():
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def check_fingerprint(expected: str) -> None:
+    mine = code_fingerprint()
+    if mine != expected:
+        raise ShippingError(f"the worker on {socket.gethostname()} runs other groundplan code (fingerprint {mine}, the driver's "
+                            f"{expected}, over {', '.join(PACKAGES)} in {_root()}): install the same version on every node "
+                            "(pip install the same wheel or checkout), then run again with --resume")
+
+
+# ------------------------------------------------------------------ the driver's side
+
+def sources(refs: list[str]) -> tuple[dict[str, ProblemSource], dict[str, DomainSource]]:
+    """What the workers need for `refs`. A problem left out (unreadable, or its domain not found)
+    is run by the driver itself, where it fails to load with exactly the local message."""
+    from engine.loader import plugin_world, read_problem_source, resolve_domain_reference
+    from engine.paths import DOMAINS_DIR
+
+    from .run import problem_set
+    from .store import problem_data
+
+    problems: dict[str, ProblemSource] = {}
+    domains: dict[str, DomainSource] = {}
+    by_path: dict[str, DomainSource | None] = {}
+    for ref in refs:
+        try:
+            data, file, path = read_problem_source(ref)
+            digest = problem_data(ref)[1]
+            domain_path = resolve_domain_reference(data["domain"], path) if isinstance(data, dict) and isinstance(data.get("domain"), str) else None
+        except Exception:
+            continue
+        if domain_path is None:
+            continue
+        key = str(domain_path)
+        if key not in by_path:
+            by_path[key] = _domain_source(domain_path, plugin_world(domain_path.resolve()), DOMAINS_DIR)
+        domain = by_path[key]
+        if domain is None:
+            continue
+        domains[domain.digest] = domain
+        problems[ref] = ProblemSource(ref, digest, data, file, problem_set(ref), domain.digest)
+    return problems, domains
+
+
+def _domain_source(path: Path, world: str | None, domains_dir: Path) -> DomainSource | None:
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(blob).hexdigest()[:16]  # as store.file_hash
+    if world is not None:
+        relative = path.resolve().relative_to((domains_dir / world).resolve()).as_posix()
+        return DomainSource(digest, str(path), world=world, relative=relative)
+    prompts = path.parent / "prompts.yaml"
+    try:
+        text = blob.decode("utf-8")
+        prompt_text = prompts.read_text(encoding="utf-8") if prompts.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        return None  # loading it fails, and says why, on the driver
+    return DomainSource(digest, str(path), text=text, prompts=prompt_text)
+
+
+# ------------------------------------------------------------------ the worker's side
+
+_received: dict[str, ProblemSource] = {}
+_domain_sources: dict[str, DomainSource] = {}
+
+
+def receive(problems: dict[str, ProblemSource], domains: dict[str, DomainSource]) -> None:
+    """Remember what a batch brought, for `shipped(ref)` and `load_task`."""
+    _received.update(problems)
+    _domain_sources.update(domains)
+
+
+def has_domain(digest: str) -> bool:
+    return digest in _domain_sources
+
+
+def shipped(ref: str) -> ProblemSource | None:
+    return _received.get(ref)
+
+
+def load_task(source: ProblemSource):
+    """The task the local backend would load from `source.ref`, built from the shipped data."""
+    from engine.loader import build_problem
+    from engine.task import Task
+
+    domain = _domain(source.domain)
+    return Task(build_problem(source.data, source.file, None, domain))
+
+
+@functools.lru_cache(maxsize=16)
+def _domain(digest: str):
+    from engine.loader import load_domain
+    from engine.paths import DOMAINS_DIR
+
+    from .store import file_hash
+
+    source = _domain_sources[digest]
+    if source.world is not None:
+        path = DOMAINS_DIR / source.world / source.relative
+        found = file_hash(path) if path.is_file() else None
+        if found != digest:
+            raise ShippingError(f"{source.name}: this node's copy ({path}) {'differs' if found else 'is missing'}: install the "
+                                "same groundplan version on every node")
+        return load_domain(path)
+    return load_domain(_materialise(source))
+
+
+def _materialise(source: DomainSource) -> Path:
+    """A domain from outside the installed worlds, written once per node, named by its hash."""
+    folder = Path(tempfile.gettempdir()) / "groundplan-shipped" / source.digest
+    path = folder / Path(source.name).name
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        if source.prompts is not None:
+            _write(folder / "prompts.yaml", source.prompts)
+        _write(path, source.text)
+    return path
+
+
+def _write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, path)  # two workers of one node may write it at once: either copy is whole

@@ -1,0 +1,279 @@
+"""plan-eval on Ray (`--backend ray`): the same episodes as local workers, a killed Ray worker
+and a killed driver that still end in the complete run, the LLM cache shared by Ray's workers,
+and problems that reach workers by content.
+
+The cluster is real: `ray start --head` on loopback with 2 CPUs, started by the module's fixture
+and stopped with it; one test lets plan-eval start (and stop) its own local instance, as the
+plain `--backend ray` does. Ray is in the test extra, so CI runs these; elsewhere they skip."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ray = pytest.importorskip("ray", reason="Ray is in the test extra: pip install -e '.[test]'")
+
+from evals import shipping  # noqa: E402
+from evals.cli import run  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+KITCHEN = sorted(str(p) for p in Path("problems/async").glob("0[1-3]_*_s4*.json"))  # 6 small kitchen problems
+SLOW_KITCHEN = sorted(str(p) for p in Path("problems/async").glob("1[0]_*.json"))[:6]  # about 0.5 s a problem
+FAST = ["--steps-to-go-time", "0", "--seed", "5"]
+TIMING = ("seconds",)  # the only fields of a line that depend on when and where it ran
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A 2-CPU Ray head on loopback, in its own process group (killed whole at the end: `ray stop`
+    would also stop a developer's own clusters)."""
+    port = _free_port()
+    temp = tempfile.mkdtemp(prefix="gp-ray-", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    env = dict(os.environ, OPENAI_API_KEY="sk-test", RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", PYTHONPATH=str(ROOT))
+    head = subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block", "--num-cpus", "2",
+                             "--node-ip-address", "127.0.0.1", "--port", str(port), "--include-dashboard", "false",
+                             "--temp-dir", temp], env=env, cwd=temp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    address = f"127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and head.poll() is None:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        assert head.poll() is None, f"ray start failed: {head.stderr.read().decode()[-2000:]}"
+        yield address
+    finally:
+        try:
+            os.killpg(head.pid, signal.SIGTERM)
+            head.wait(20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        for pid in _processes_in_session(head.pid):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _processes_in_session(sid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] not in ("Z", "X"):  # the session id
+                out.append(int(entry.name))
+    return out
+
+
+def _plan_eval(args, env=None, **popen):
+    """plan-eval in its own process, as a user runs it (Ray's driver state stays out of pytest)."""
+    command = [sys.executable, "-c", "import sys; from evals.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+    # RAY_AUTH_MODE: the cluster checks a token (~/.ray/auth_token here), as the README tells users to set
+    env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", **(env or {}))
+    if popen:
+        return subprocess.Popen(command, env=env, **popen)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _episodes(folder: Path) -> dict:
+    rows = {}
+    for line in (folder / "episodes.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        for name in TIMING:
+            row.pop(name, None)
+        rows[row["id"]] = json.dumps(row, sort_keys=True)
+    return rows
+
+
+def _table(stdout: str) -> str:
+    return stdout.split("\nby difficulty:")[0]  # the table, without the line naming the run folder
+
+
+@pytest.fixture(scope="module")
+def own_world(tmp_path_factory):
+    """A domain outside the installed worlds, with its own prompts, and two problems naming it by
+    a relative path: Ray's workers have neither file."""
+    root = tmp_path_factory.mktemp("own")
+    (root / "world").mkdir()
+    (root / "world" / "domain.json").write_text((ROOT / "domains/gridnav/domain.json").read_text())
+    (root / "world" / "prompts.yaml").write_text("prompts:\n  system: You walk a grid.\n")
+    (root / "problems").mkdir()
+    for source in sorted((ROOT / "problems/gridnav").glob("*.json"))[:2]:
+        data = json.loads(source.read_text())
+        data["domain"] = "../world/domain.json"
+        (root / "problems" / source.name).write_text(json.dumps(data))
+    return sorted(str(p) for p in (root / "problems").glob("*.json"))
+
+
+def test_local_workers_and_ray_give_the_same_episodes_and_table(tmp_path, cluster, own_world):
+    problems = KITCHEN[:4] + ["problems/ppnl/single_5x5.jsonl#1", "problems/ppnl/single_5x5.jsonl#2"] + own_world
+    common = problems + FAST
+    one = _plan_eval(common + ["--out", str(tmp_path / "one")])
+    two = _plan_eval(common + ["--out", str(tmp_path / "two"), "--workers", "2"])
+    on_cluster = _plan_eval(common + ["--out", str(tmp_path / "cluster"), "--backend", "ray", "--ray-address", cluster])
+    for result in (one, two, on_cluster):
+        assert result.returncode == 0, result.stderr[-3000:]
+    reference = _episodes(tmp_path / "one")
+    assert len(reference) == 2 * len(problems)
+    assert _episodes(tmp_path / "two") == reference
+    assert _episodes(tmp_path / "cluster") == reference
+    assert _table(on_cluster.stdout) == _table(one.stdout)
+    # the manifest is the local one: a run may be resumed on either backend
+    manifests = [json.loads((tmp_path / name / "manifest.json").read_text()) for name in ("one", "cluster")]
+    assert manifests[0]["problems"] == manifests[1]["problems"] and manifests[0]["settings"] == manifests[1]["settings"]
+
+
+def test_plain_backend_ray_starts_and_stops_its_own_instance(tmp_path):
+    problems = KITCHEN[:2] + FAST
+    local = _plan_eval(problems + ["--out", str(tmp_path / "local")])
+    on_ray = _plan_eval(problems + ["--out", str(tmp_path / "ray"), "--backend", "ray", "--workers", "2"])
+    assert on_ray.returncode == 0, on_ray.stderr[-3000:]
+    assert _table(on_ray.stdout) == _table(local.stdout)
+    assert _episodes(tmp_path / "ray") == _episodes(tmp_path / "local")
+    assert "Traceback" not in on_ray.stderr
+
+
+def _busy_ray_workers() -> list[int]:
+    """Ray's workers running a plan-eval batch (Ray names the process after the task it runs)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                title = (entry / "cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            if title.startswith(b"ray::_episodes"):
+                out.append(int(entry.name))
+    return out
+
+
+@pytest.fixture(scope="module")
+def slow_whole(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("slow") / "r"
+    result = _plan_eval(SLOW_KITCHEN + FAST + ["--out", str(folder)])
+    assert result.returncode == 0, result.stderr[-3000:]
+    return folder
+
+
+def test_a_killed_ray_worker_costs_nothing_the_run_is_complete_and_identical(tmp_path, cluster, slow_whole):
+    folder = tmp_path / "r"
+    proc = _plan_eval(SLOW_KITCHEN + FAST + ["--out", str(folder), "--backend", "ray", "--ray-address", cluster],
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    deadline = time.time() + 120
+    while killed is None and proc.poll() is None and time.time() < deadline:
+        busy = _busy_ray_workers()
+        if busy:
+            killed = busy[0]
+            os.kill(killed, signal.SIGKILL)  # as the OOM killer would
+        time.sleep(0.01)
+    out, err = proc.communicate(timeout=300)
+    assert killed is not None, "no Ray worker was seen running an episode"
+    assert proc.returncode == 0, err[-3000:]
+    assert "a Ray worker died" in err and "runs again" in err
+    assert _episodes(folder) == _episodes(slow_whole)
+
+
+def test_resume_after_the_driver_is_killed(tmp_path, cluster, slow_whole):
+    folder = tmp_path / "r"
+    args = SLOW_KITCHEN + FAST + ["--out", str(folder), "--backend", "ray", "--ray-address", cluster]
+    proc = _plan_eval(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        episodes = folder / "episodes.jsonl"
+        deadline = time.time() + 120
+        while time.time() < deadline and (not episodes.exists() or episodes.read_text().count("\n") < 3):
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    written = episodes.read_text().count("\n")
+    assert 3 <= written < 2 * len(SLOW_KITCHEN)
+    resumed = _plan_eval(args + ["--resume"])
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert _episodes(folder) == _episodes(slow_whole)
+
+
+def test_the_llm_cache_is_shared_by_ray_workers(tmp_path, cluster):
+    """GROUNDPLAN_CACHE, set where plan-eval runs, reaches every worker: a second run asks nothing."""
+    from llm_server import ScriptedServer
+
+    from engine.task import Task
+
+    problem = "problems/sync/02_lettuce_sandwich_s42.json"
+    plan = Task.load(problem).problem.optimal["plan"]
+    env = {"GROUNDPLAN_CACHE": str(tmp_path / "cache"), "OPENAI_API_KEY": "sk-test"}
+    with ScriptedServer(default="x") as server:
+        server.script = [f"Action: {a}" for a in plan]
+        args = [problem, "--agent", "llm", "--model", "openai/gpt-4o-mini", "--api-base", server.api_base, "--temperature", "0",
+                "--steps-to-go-time", "0", "--backend", "ray", "--ray-address", cluster]
+        first = _plan_eval(args + ["--out", str(tmp_path / "a")], env=env)
+        asked = len(server.requests)
+        second = _plan_eval(args + ["--out", str(tmp_path / "b")], env=env)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr[-2000:] + second.stderr[-2000:]
+    assert asked == len(plan) and len(server.requests) == asked  # the second run was served by the cache
+    assert any((tmp_path / "cache").rglob("*.json"))
+    (a,), (b,) = _episodes(tmp_path / "a").values(), _episodes(tmp_path / "b").values()
+    assert json.loads(a)["success"] and json.loads(b)["success"]
+
+
+# ------------------------------------------------------------------ without a cluster
+
+def test_a_problem_is_built_from_what_was_sent_without_its_files(tmp_path, own_world):
+    from engine.task import Task
+
+    ref = own_world[0]
+    expected = Task.load(ref)
+    problems, domains = shipping.sources([ref])
+    moved = tmp_path / "gone"
+    shutil.move(str(Path(ref).parent.parent), moved)  # the problem and its domain are no longer there
+    try:
+        shipping.receive(problems, domains)
+        task = shipping.load_task(problems[ref])
+    finally:
+        shutil.move(str(moved), str(Path(ref).parent.parent))
+        shipping._received.clear()
+    assert task.problem.file == expected.problem.file and task.problem.name == expected.problem.name
+    assert task.initial_state() == expected.initial_state()
+    assert sorted(map(str, task.applicable(task.initial_state()))) == sorted(map(str, expected.applicable(expected.initial_state())))
+    from agents.profile import profile_for
+
+    assert profile_for(task).data["prompts"]["system"] == "You walk a grid."  # its own prompts came along
+
+
+def test_a_node_with_other_code_is_refused_by_name():
+    with pytest.raises(shipping.ShippingError, match="runs other groundplan code.*install the same version"):
+        shipping.check_fingerprint("0" * 16)
+    shipping.check_fingerprint(shipping.code_fingerprint())
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--ray-address", "127.0.0.1:1"], "--ray-address is the cluster of --backend ray"),
+    (["--backend", "ray", "--episode-memory", "100"], "drop --episode-memory"),
+    (["--backend", "ray", "--ray-address", "127.0.0.1:1", "--workers", "2"], "drop --workers"),
+])
+def test_backend_options_that_do_not_go_together_are_refused(tmp_path, extra, message):
+    result = CliRunner().invoke(run, KITCHEN[:1] + ["--out", str(tmp_path / "r")] + extra)
+    assert result.exit_code != 0 and message in result.output
+    assert not (tmp_path / "r").exists()
