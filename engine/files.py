@@ -223,7 +223,12 @@ def read_file_bytes(path: str | Path, file: str | None = None) -> bytes:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             _refuse(file, "not a regular file", "give the path of a file saved on disk; pipes and devices are not read")
         try:
-            raw = fh.read(MAX_FILE_BYTES + 1)
+            # asked for its size, not the limit: read(n) reserves n bytes first, and 256 MB reserved
+            # per file read would not fit a worker under --episode-memory
+            size = os.fstat(fd).st_size
+            raw = fh.read(min(size, MAX_FILE_BYTES) + 1)
+            if len(raw) > size:  # it grows while read: read on, only as far as the limit
+                raw += fh.read(MAX_FILE_BYTES + 1 - len(raw))
         except OSError as exc:
             _refuse(file, f"cannot read: {exc.strerror}")
     if len(raw) > MAX_FILE_BYTES:  # it grew after the check

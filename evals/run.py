@@ -513,7 +513,7 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
             with closing(pool.run(batches(jobs, threads, workers or 2))) as rows:
                 for row in rows:
                     _take(row, writer, progress, errors)
-        elif (workers or 1) <= 1 and not settings.episode_memory:
+        elif (workers or 1) <= 1 and not settings.episode_memory:  # None: the default, one
             for batch in batches(jobs, threads):
                 for row in run_batch(batch, threads):
                     _take(row, writer, progress, errors)
@@ -523,7 +523,7 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
             pool = Pool(workers or 1, run_job, key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row,
                         memory_mb=settings.episode_memory, threads=threads,
                         after_batch=forget_tasks if settings.episode_memory else None)
-            with closing(pool.run(batches(jobs, threads, workers))) as rows:
+            with closing(pool.run(batches(jobs, threads, workers or 1))) as rows:
                 for row in rows:
                     _take(row, writer, progress, errors)
     finally:

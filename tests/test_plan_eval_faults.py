@@ -455,3 +455,29 @@ def test_a_fifo_named_as_a_problem_is_refused_at_once(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "pipe.json" in done.stdout + done.stderr and "Traceback" not in done.stderr
+
+
+def _load_under_limit(ref: str, megabytes: int, answer) -> None:
+    from evals import pool
+    from evals.run import forget_tasks, _task
+
+    forget_tasks()  # what the parent loaded before the fork must not hide the read
+    pool._limit_memory(megabytes)
+    try:
+        _task(ref)
+        answer.send("loaded")
+    except MemoryError:
+        answer.send("MemoryError")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="--episode-memory needs Linux")
+def test_a_worker_under_a_small_episode_memory_still_reads_its_problem_file():
+    """A read of the file's size, not of the 256 MB limit on files (read(n) reserves n bytes first)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    mine, theirs = context.Pipe()
+    worker = context.Process(target=_load_under_limit, args=(KITCHEN[0], 64, theirs))
+    worker.start()
+    worker.join(60)
+    assert mine.recv() == "loaded"
