@@ -30,6 +30,8 @@ from .pool import charge, describe_death
 
 FORWARDED_ENV = ("GROUNDPLAN_CACHE",)  # the LLM reply cache's folder: a shared one, when the driver names it
 IN_FLIGHT_PER_CPU = 2
+MAX_GROUP = 16  # problems per task, at most
+GROUPS_PER_CPU = 4  # a task takes at most 1/(4 x CPUs) of the batches left
 
 
 def _ray():
@@ -124,11 +126,13 @@ class RayPool:
             task = ray.remote(num_cpus=1, max_retries=0)(_episodes)
             fingerprint = shipping.code_fingerprint()
             stored = {digest: ray.put(source) for digest, source in domains.items()}
-            cap = max(2, IN_FLIGHT_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
-            queue = deque(list(enumerate(batch)) for batch in remote)
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+            cap = max(2, IN_FLIGHT_PER_CPU * cpus)
+            numbered = iter(range(sum(map(len, remote))))  # an item's number is unique in the run: batches are joined
+            queue = deque([(next(numbered), job) for job in batch] for batch in remote)
             while queue or inflight:
                 while queue and len(inflight) < cap:
-                    items = queue.popleft()
+                    items = _take_group(queue, cpus, self.threads)
                     mine = {job[0]: problems[job[0]] for _, job in items}
                     needed = {source.domain: stored[source.domain] for source in mine.values()}
                     inflight[task.remote(fingerprint, [(i, _portable(job)) for i, job in items], mine, needed, self.threads)] = items
@@ -169,6 +173,18 @@ class RayPool:
             return
         inflight[generator] = [item for item in left if item[0] != index]
         yield row
+
+
+def _take_group(queue: deque, cpus: int, threads: int) -> list:
+    """The next task's items: several batches joined, a share of what is left (guided
+    self-scheduling: large tasks first, small ones at the end, so the last CPUs finish together),
+    since a Ray task costs a few milliseconds, as much as a whole PPNL episode. One batch with
+    threads, where every unanswered episode of a dead task is charged with its death."""
+    size = 1 if threads > 1 else max(1, min(MAX_GROUP, len(queue) // (GROUPS_PER_CPU * max(1, cpus))))
+    items = []
+    for _ in range(min(size, len(queue))):
+        items += queue.popleft()
+    return items
 
 
 def _how(exc) -> str:
