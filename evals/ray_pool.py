@@ -44,7 +44,7 @@ def _ray():
 
 def connect(address: str | None, cpus: int | None) -> bool:
     """Join the cluster at `address` ('auto': the one `ray start` made on this machine), or start a
-    local instance of `cpus` CPUs on loopback. True when this call started Ray (so it stops it)."""
+    local instance of `cpus` CPUs. True when this call started Ray (so it stops it)."""
     ray = _ray()
     if ray.is_initialized():
         return False
@@ -60,8 +60,8 @@ def connect(address: str | None, cpus: int | None) -> bool:
         hint = ("start one with `ray start --head` on its head node, and give that node's address and port (or 'auto' on that node)"
                 if address else "check `ray status`, or stop a stale instance with `ray stop`")
         if address and os.environ.get("RAY_AUTH_MODE") != "token":  # Ray logs a refused token; its exception does not say
-            hint += ("; a cluster that checks tokens (`ray start` does, from Ray 2.59) needs RAY_AUTH_MODE=token here, "
-                     "and RAY_AUTH_TOKEN set to its token (`ray get-auth-token` on the head node) on another machine")
+            hint += ("; a cluster that checks tokens needs RAY_AUTH_MODE=token here, and RAY_AUTH_TOKEN set to its token "
+                     "(`ray get-auth-token` on its head node) where ~/.ray/auth_token is not that token")
         raise GroundplanError(f"could not connect to {where}: {exc}; {hint}") from None
     return True
 

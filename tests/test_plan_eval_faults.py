@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from procfs import processes
 
 from evals.cli import report, run
 
@@ -189,16 +190,7 @@ def test_an_episode_that_kills_its_worker_twice_is_given_up_not_looped(tmp_path,
 
 
 def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry.name))
-    return out
+    return [child for child, fields in processes() if int(fields[1]) == pid]
 
 
 def _alive(pid: int) -> bool:

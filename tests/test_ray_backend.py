@@ -7,6 +7,7 @@ and stopped with it; one test lets plan-eval start (and stop) its own local inst
 plain `--backend ray` does. Ray is in the test extra, so CI runs these; elsewhere they skip."""
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from procfs import processes
 
 ray = pytest.importorskip("ray", reason="Ray is in the test extra: pip install -e '.[test]'")
 
@@ -26,9 +28,11 @@ from evals.cli import run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 KITCHEN = sorted(str(p) for p in Path("problems/async").glob("0[1-3]_*_s4*.json"))  # 6 small kitchen problems
-SLOW_KITCHEN = sorted(str(p) for p in Path("problems/async").glob("1[0]_*.json"))[:6]  # about 0.5 s a problem
+SLOW_KITCHEN = sorted(str(p) for p in Path("problems/async").glob("10_*.json"))[:6]  # about 0.5 s a problem
 FAST = ["--steps-to-go-time", "0", "--seed", "5"]
 TIMING = ("seconds",)  # the only fields of a line that depend on when and where it ran
+TOKEN = secrets.token_hex(32)  # the cluster's, given to it and to every driver (nothing read from or written to ~/.ray)
+RAY_ENV = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN, "RAY_USAGE_STATS_ENABLED": "0"}
 
 
 def _free_port() -> int:
@@ -43,7 +47,7 @@ def cluster():
     would also stop a developer's own clusters)."""
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="gp-ray-", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
-    env = dict(os.environ, OPENAI_API_KEY="sk-test", RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, OPENAI_API_KEY="sk-test", PYTHONPATH=str(ROOT), **RAY_ENV)
     head = subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block", "--num-cpus", "2",
                              "--node-ip-address", "127.0.0.1", "--port", str(port), "--include-dashboard", "false",
                              "--temp-dir", temp], env=env, cwd=temp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -70,23 +74,13 @@ def cluster():
 
 
 def _processes_in_session(sid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == sid and fields[0] not in ("Z", "X"):  # the session id
-                out.append(int(entry.name))
-    return out
+    return [pid for pid, fields in processes() if int(fields[3]) == sid and fields[0] not in ("Z", "X")]
 
 
 def _plan_eval(args, env=None, **popen):
     """plan-eval in its own process, as a user runs it (Ray's driver state stays out of pytest)."""
     command = [sys.executable, "-c", "import sys; from evals.cli import main; sys.exit(main(sys.argv[1:]))", *args]
-    # RAY_AUTH_MODE: the cluster checks a token (~/.ray/auth_token here), as the README tells users to set
-    env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", **(env or {}))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **RAY_ENV, **(env or {}))  # the token, as the README tells users
     if popen:
         return subprocess.Popen(command, env=env, **popen)
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
@@ -277,3 +271,24 @@ def test_backend_options_that_do_not_go_together_are_refused(tmp_path, extra, me
     result = CliRunner().invoke(run, KITCHEN[:1] + ["--out", str(tmp_path / "r")] + extra)
     assert result.exit_code != 0 and message in result.output
     assert not (tmp_path / "r").exists()
+
+
+OTHER_CODE = """
+import sys
+from evals import shipping
+shipping.code_fingerprint = lambda: "0" * 16  # as if the driver ran another groundplan than the nodes
+from evals.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_cluster_running_other_code_stops_the_run_with_a_clear_error(tmp_path, cluster):
+    """The nodes' first task refuses a driver whose code differs, and the error says what to do."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **RAY_ENV)
+    result = subprocess.run([sys.executable, "-c", OTHER_CODE, *KITCHEN[:1], *FAST, "--out", str(tmp_path / "r"), "--backend", "ray",
+                             "--ray-address", cluster], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "runs other groundplan code" in result.stderr and "install the same version on every node" in result.stderr
+    assert "Traceback" not in result.stderr
+    episodes = tmp_path / "r" / "episodes.jsonl"
+    assert not episodes.exists() or not episodes.read_text()
