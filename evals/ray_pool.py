@@ -48,14 +48,15 @@ def connect(address: str | None, cpus: int | None) -> bool:
     ray = _ray()
     if ray.is_initialized():
         return False
-    env = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}
+    # absolute: a worker's folder is not this one
+    env = {name: os.path.abspath(os.environ[name]) for name in FORWARDED_ENV if os.environ.get(name)}
     options = dict(logging_level=logging.ERROR, runtime_env={"env_vars": env} if env else None)
     try:
         if address:
             ray.init(address=address, **options)
-        else:
-            ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", **options)
-    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+        else:  # 'local': a new instance, never a cluster that RAY_ADDRESS or an earlier `ray start` names
+            ray.init(address="local", num_cpus=cpus, include_dashboard=False, **options)
+    except (ConnectionError, RuntimeError, ValueError, TimeoutError, ray.exceptions.RayError) as exc:
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         hint = ("start one with `ray start --head` on its head node, and give that node's address and port (or 'auto' on that node)"
                 if address else "check `ray status`, or stop a stale instance with `ray stop`")
@@ -72,12 +73,13 @@ def _episodes(fingerprint: str, items: list, problems: dict, domains: dict, thre
     from .run import run_job
 
     shipping.check_fingerprint(fingerprint)
-    wanted = {digest: ref for digest, ref in domains.items() if not shipping.has_domain(digest)}
+    wanted = {key: ref for key, ref in domains.items() if not shipping.has_domain(key)}
+    fetched = {}
     if wanted:
         import ray
 
-        shipping.receive({}, dict(zip(wanted, ray.get(list(wanted.values())))))
-    shipping.receive(problems, {})
+        fetched = dict(zip(wanted, ray.get(list(wanted.values()))))
+    shipping.receive(problems, fetched)
 
     def line(job):
         # what episodes.jsonl will hold, as plain data: Ray need not know how to send the agent's own objects
@@ -160,11 +162,8 @@ class RayPool:
             return
         except ray.exceptions.RayError as exc:
             del inflight[generator]
-            cause = getattr(exc, "cause", None)
-            from .shipping import ShippingError
-
-            if isinstance(cause, ShippingError):
-                raise ShippingError(str(cause)) from None
+            if not isinstance(exc, _deaths(ray)):
+                raise _fatal(exc) from None
             how = _how(exc)
             names = ", ".join(self.key(job) for _, job in left[: 1 if self.threads <= 1 else len(left)])
             self.say(f"a Ray worker {how} while running {names}: {'it runs' if self.threads <= 1 else 'they run'} again "
@@ -187,6 +186,27 @@ def _take_group(queue: deque, cpus: int, threads: int) -> list:
     return items
 
 
+def _deaths(ray) -> tuple:
+    """Ray's errors that mean a worker or node died under a task: its episodes run again. Any
+    other error (the task's own, a node that cannot unpickle it) would fail on every node alike."""
+    errors = ray.exceptions
+    return (errors.WorkerCrashedError, errors.OutOfMemoryError, errors.NodeDiedError, errors.LocalRayletDiedError,
+            errors.ObjectLostError, errors.RaySystemError)
+
+
+def _fatal(exc) -> GroundplanError:
+    """The run's end, for an error no re-run mends, said as the task's own error where it has one."""
+    from .shipping import ShippingError
+
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, ShippingError):
+        return ShippingError(str(cause))
+    what = f"{type(cause).__name__}: {cause}" if cause is not None else f"{type(exc).__name__}: {str(exc).strip()[:500]}"
+    return GroundplanError(f"a Ray task of this run failed, which a re-run would not mend ({what}); every node must have "
+                           "groundplan and its dependencies installed, the same version as here. Finished episodes are "
+                           "kept: fix the cause, then run again with --resume")
+
+
 def _how(exc) -> str:
     """How a task's worker ended, in the words `describe_death` puts after 'it'."""
     ray = _ray()
@@ -197,8 +217,6 @@ def _how(exc) -> str:
         return "was lost with its node"
     if isinstance(exc, errors.WorkerCrashedError):
         return "died (killed, or crashed)"
-    if isinstance(exc, errors.TaskCancelledError):
-        return "was cancelled"
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"failed ({type(exc).__name__}: {first[:200]})"
 

@@ -35,12 +35,12 @@ class ShippingError(GroundplanError):
 
 @dataclass(frozen=True)
 class DomainSource:
-    digest: str  # of the domain file's bytes
+    key: str  # of everything below: two domains that differ in any of it (a prompts.yaml) are two
     name: str  # the file's name, as messages show it
-    world: str | None = None  # an installed world: loaded from the node's own domains/<world>/<relative>
-    relative: str | None = None
-    text: str | None = None  # any other domain: its text, and the prompts.yaml beside it (or None)
-    prompts: str | None = None
+    world: str | None = None  # an installed world: loaded from the node's own domains/<world>/<relative>,
+    relative: str | None = None  # which must hash to file_digest
+    file_digest: str | None = None
+    files: tuple = ()  # any other domain: (relative path, text) of the file, its prompts.yaml and the files that names
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class ProblemSource:
     data: dict
     file: str  # the name the problem's messages and the episode line's `file` use
     problem_set: str  # computed here: a file in the current folder is named by the driver's folder
-    domain: str  # its DomainSource's digest
+    domain: str  # its DomainSource's key
 
 
 def _root() -> Path:
@@ -82,10 +82,9 @@ def check_fingerprint(expected: str) -> None:
 # ------------------------------------------------------------------ the driver's side
 
 def sources(refs: list[str]) -> tuple[dict[str, ProblemSource], dict[str, DomainSource]]:
-    """What the workers need for `refs`. A problem left out (unreadable, or its domain not found)
-    is run by the driver itself, where it fails to load with exactly the local message."""
-    from engine.loader import plugin_world, read_problem_source, resolve_domain_reference
-    from engine.paths import DOMAINS_DIR
+    """What the workers need for `refs`. A problem left out (unreadable, its domain not found or
+    not valid) is run by the driver itself, where it fails to load with exactly the local message."""
+    from engine.loader import load_domain, read_problem_source, resolve_domain_reference
 
     from .run import problem_set
     from .store import problem_data
@@ -104,31 +103,60 @@ def sources(refs: list[str]) -> tuple[dict[str, ProblemSource], dict[str, Domain
             continue
         key = str(domain_path)
         if key not in by_path:
-            by_path[key] = _domain_source(domain_path, plugin_world(domain_path.resolve()), DOMAINS_DIR)
+            try:
+                by_path[key] = _domain_source(domain_path, load_domain(domain_path))  # cached: the manifest loaded it
+            except Exception:
+                by_path[key] = None
         domain = by_path[key]
         if domain is None:
             continue
-        domains[domain.digest] = domain
-        problems[ref] = ProblemSource(ref, digest, data, file, problem_set(ref), domain.digest)
+        domains[domain.key] = domain
+        problems[ref] = ProblemSource(ref, digest, data, file, problem_set(ref), domain.key)
     return problems, domains
 
 
-def _domain_source(path: Path, world: str | None, domains_dir: Path) -> DomainSource | None:
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None
-    digest = hashlib.sha256(blob).hexdigest()[:16]  # as store.file_hash
+def _domain_source(path: Path, domain) -> DomainSource | None:
+    from engine.paths import DOMAINS_DIR
+
+    from .store import file_hash
+
+    world = domain.plugin_world
     if world is not None:
-        relative = path.resolve().relative_to((domains_dir / world).resolve()).as_posix()
-        return DomainSource(digest, str(path), world=world, relative=relative)
-    prompts = path.parent / "prompts.yaml"
+        relative = path.resolve().relative_to((DOMAINS_DIR / world).resolve()).as_posix()
+        digest = file_hash(path)
+        return DomainSource(_key(world, relative, digest), str(path), world=world, relative=relative, file_digest=digest)
+    files = []
     try:
-        text = blob.decode("utf-8")
-        prompt_text = prompts.read_text(encoding="utf-8") if prompts.is_file() else None
+        for relative in _profile_files(path, domain):
+            files.append((relative, (path.parent / relative).read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError):
-        return None  # loading it fails, and says why, on the driver
-    return DomainSource(digest, str(path), text=text, prompts=prompt_text)
+        return None  # the driver runs its problems (and an agent that reads the file says why there)
+    return DomainSource(_key(*(part for pair in files for part in pair)), str(path), files=tuple(files))
+
+
+def _profile_files(path: Path, domain) -> list[str]:
+    """The domain file, the prompts.yaml beside it and what that names (examples, shots), as paths
+    relative to the domain's folder; a file named outside that folder is not sent (it must then
+    be where the node looks for it)."""
+    from agents.profile import profile_for_domain
+
+    names = [path.name]
+    folder = path.parent.resolve()
+    if (folder / "prompts.yaml").is_file():
+        names.append("prompts.yaml")
+        profile = profile_for_domain(domain)
+        named = [folder / str(x) for x in profile.prompts.get("examples") or []] + profile.data_files()
+        for candidate in (Path(p).resolve() for p in named):
+            if candidate.is_relative_to(folder) and candidate.is_file():
+                names.append(candidate.relative_to(folder).as_posix())
+    return list(dict.fromkeys(names))
+
+
+def _key(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8") + b"\0")
+    return digest.hexdigest()[:16]
 
 
 # ------------------------------------------------------------------ the worker's side
@@ -138,13 +166,23 @@ _domain_sources: dict[str, DomainSource] = {}
 
 
 def receive(problems: dict[str, ProblemSource], domains: dict[str, DomainSource]) -> None:
-    """Remember what a batch brought, for `shipped(ref)` and `load_task`."""
+    """Remember what a task brought, for `shipped(ref)` and `load_task`: the problems of this task
+    only (a worker serves many tasks, and must not keep every problem of a long run), the domains
+    for good (there are few, and they are sent once)."""
+    _received.clear()
     _received.update(problems)
     _domain_sources.update(domains)
 
 
-def has_domain(digest: str) -> bool:
-    return digest in _domain_sources
+def forget() -> None:
+    """Drop everything received (the domains built from it too)."""
+    _received.clear()
+    _domain_sources.clear()
+    _domain.cache_clear()
+
+
+def has_domain(key: str) -> bool:
+    return key in _domain_sources
 
 
 def shipped(ref: str) -> ProblemSource | None:
@@ -161,17 +199,17 @@ def load_task(source: ProblemSource):
 
 
 @functools.lru_cache(maxsize=16)
-def _domain(digest: str):
+def _domain(key: str):
     from engine.loader import load_domain
     from engine.paths import DOMAINS_DIR
 
     from .store import file_hash
 
-    source = _domain_sources[digest]
+    source = _domain_sources[key]
     if source.world is not None:
         path = DOMAINS_DIR / source.world / source.relative
         found = file_hash(path) if path.is_file() else None
-        if found != digest:
+        if found != source.file_digest:
             raise ShippingError(f"{source.name}: this node's copy ({path}) {'differs' if found else 'is missing'}: install the "
                                 "same groundplan version on every node")
         return load_domain(path)
@@ -179,15 +217,15 @@ def _domain(digest: str):
 
 
 def _materialise(source: DomainSource) -> Path:
-    """A domain from outside the installed worlds, written once per node, named by its hash."""
-    folder = Path(tempfile.gettempdir()) / "groundplan-shipped" / source.digest
-    path = folder / Path(source.name).name
-    if not path.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        if source.prompts is not None:
-            _write(folder / "prompts.yaml", source.prompts)
-        _write(path, source.text)
-    return path
+    """A domain from outside the installed worlds, with its prompt files, written once per node
+    into a folder named by their content (so never stale)."""
+    folder = Path(tempfile.gettempdir()) / "groundplan-shipped" / source.key
+    for relative, text in source.files:
+        path = folder / relative
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write(path, text)
+    return folder / source.files[0][0]
 
 
 def _write(path: Path, text: str) -> None:
