@@ -50,7 +50,7 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
     if planner not in PLANNERS:
         return PlanResult(UNSUPPORTED, planner, reason=f"unknown planner '{planner}' (choose from {', '.join(PLANNERS)})")
     limits = dict(time_limit=time_limit, memory_limit=memory_limit, start=start)
-    from .symmetry import Symmetry
+    from .search.symmetry import Symmetry
 
     orbits = Symmetry.detect(task) if symmetry else None
     if planner == "auto":
@@ -70,7 +70,7 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
         from .routing import solve_routing
 
         return solve_routing(task, time_limit=time_limit, start=start)
-    from . import strips
+    from .search import strips
 
     view = strips.strips_view(task)
     begin = start if start is not None else task.initial_state()
@@ -85,7 +85,7 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
     if planner == "ucs":
         return best_first(task, None, planner="ucs", symmetry=orbits, **limits)
     if planner == "prove":
-        from .layered import prove
+        from .search.layered import prove
 
         def quick(sub, begin, seconds):
             try:
@@ -129,9 +129,9 @@ def _explore(task, name, h, orbits, start, time_limit, memory_limit):
     """Exploration search on the whole goal (a third of the time when the goal splits into parts),
     then, if that fails, the same search part by part through a goal agenda."""
     from . import heuristics as H
-    from .agenda import legs, solve_agenda
-    from .explore import explore
-    from .symmetry import Symmetry
+    from .decompose.agenda import legs, solve_agenda
+    from .search.explore import explore
+    from .search.symmetry import Symmetry
 
     parts = legs(task) if start is None else None
     first = time_limit / 3 if parts and time_limit else time_limit

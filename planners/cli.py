@@ -67,7 +67,7 @@ def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json,
         task = None
         store = polish = None
     if polish:
-        from .windows import polish as polish_plan
+        from .improve.windows import polish as polish_plan
 
         result = polish_plan(task, result, polish)
     if store:

@@ -23,7 +23,7 @@ from .result import SOLVED_OPTIMAL, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED, Pla
 
 def choices(task, start=None) -> list[tuple[str, str | None, float, str]]:
     """(planner, heuristic, share of the time left, why) in the order they are tried."""
-    from .relaxation import unsupported
+    from .heuristics.relaxation import unsupported
     from .search import unit_costs
 
     if task.problem.routing is not None:

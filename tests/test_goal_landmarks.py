@@ -1,4 +1,4 @@
-"""Goal landmarks: what the inequalities between the parts of an order imply (planners/goal_landmarks.py)."""
+"""Goal landmarks: what the inequalities between the parts of an order imply (planners/heuristics/goal_landmarks.py)."""
 import itertools
 import math
 
@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from engine import Task
 from planners import heuristics as H
-from planners import relaxation
-from planners.relaxation import Relaxation
+from planners.heuristics import relaxation
+from planners.heuristics.relaxation import Relaxation
 
 VARIABLES = ("?x", "?y", "?z")
 

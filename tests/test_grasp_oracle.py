@@ -130,7 +130,7 @@ def _brute_trips(dist, n, budget, capacity, cost):
 
 @pytest.mark.parametrize("seed, capacity, cost", [(1, None, 0), (2, None, 0.3), (3, 2, 0), (4, 2, 0.3), (5, 3, 0.1)])
 def test_orienteering_model_equals_enumeration_on_small_matrices(seed, capacity, cost):
-    from planners.orienteering import solve_trips
+    from planners.routing.orienteering import solve_trips
 
     rng = random.Random(seed)
     points = [(0, 0)] + [(rng.randint(-3, 3), rng.randint(-3, 3)) for _ in range(6)]

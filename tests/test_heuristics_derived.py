@@ -1,7 +1,7 @@
 """Relaxation heuristics through derived predicates and temporal goals (issue 19, items 1 and 5).
 
 Derived facts are reached through zero-cost axioms and derived goal atoms are read as their
-definitions (planners/axioms.py), so a goal written through a derived predicate is estimated as
+definitions (planners/heuristics/axioms.py), so a goal written through a derived predicate is estimated as
 well as the same goal written inline. A goal with `always` parts is relaxed to the parts it
 still waits for instead of being refused, and every planner answers it with a status."""
 import json

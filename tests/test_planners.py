@@ -267,7 +267,7 @@ def test_a_later_agent_may_use_what_an_earlier_one_made_possible_in_the_round():
     ("domains/kitchen/tasks/async/06_potato_soup.json", "astar", "max(hmax,lmcut)"),
 ])
 def test_symmetry_reduction_keeps_optimal_costs_and_real_plans(path, planner, heuristic):
-    from planners.symmetry import Symmetry
+    from planners.search.symmetry import Symmetry
     task = Task.load(path)
     assert Symmetry.detect(task) is not None  # these tasks have interchangeable objects
     with_sym = solve(task, planner=planner, heuristic=heuristic, symmetry=True)
@@ -278,7 +278,7 @@ def test_symmetry_reduction_keeps_optimal_costs_and_real_plans(path, planner, he
 
 
 def test_objects_named_by_the_goal_are_never_interchangeable():
-    from planners.symmetry import Symmetry
+    from planners.search.symmetry import Symmetry
     task = Task.load("problems/gripper/prob01.json")  # balls are named by the goal, grippers are not
     classes = Symmetry.detect(task).classes
     assert classes == [["left", "right"]]
@@ -288,7 +288,7 @@ def test_objects_named_by_the_goal_are_never_interchangeable():
 @given(st.lists(st.integers(0, 1000), max_size=12))
 def test_symmetric_states_have_equal_keys_and_equal_optimal_costs(choices):
     from engine.testing import replay_choices
-    from planners.symmetry import Symmetry
+    from planners.search.symmetry import Symmetry
     task = _tasks.setdefault("problems/gripper/prob01.json", Task.load("problems/gripper/prob01.json"))
     sym = Symmetry.detect(task)
     state = replay_choices(task, choices).states[-1]

@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 from engine import Task, validate_plan
 from planners import heuristics as H
-from planners.agenda import legs
-from planners.explore import explore
-from planners.relaxation import Relaxation
-from planners.shorten import shorten
+from planners.decompose.agenda import legs
+from planners.search.explore import explore
+from planners.heuristics.relaxation import Relaxation
+from planners.improve.shorten import shorten
 
 TASKS = "domains/kitchen/tasks"
 
@@ -87,7 +87,7 @@ def test_a_goal_too_large_to_list_as_disjuncts_relaxes_exactly_as_one_goal_part(
     per binding). That must not change any relaxation estimate: the same min over bindings."""
     import random
 
-    from planners import relaxation
+    from planners.heuristics import relaxation
 
     data = _existential_blocks(data)
     listed = blocks_task(data)

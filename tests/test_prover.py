@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from engine import Task, validate_plan
 from planners import solve
-from planners.layered import bounded_breadth_first, prove_optimal
+from planners.search.layered import bounded_breadth_first, prove_optimal
 from planners.result import NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, UNSUPPORTED
 
 from generated import blocks_problems, blocks_task, copy_problem
@@ -76,7 +76,7 @@ def test_a_timeout_reports_the_depth_searched_as_lower_bound():
 def test_on_a_timeout_the_best_admissible_estimate_of_the_start_bounds_the_optimum_from_below():
     """Async 04 (proven 42 in the benchmark, 22 minutes): half a second of search proves little,
     the start state's estimates more; the bound reported names the estimate that gave it."""
-    from planners.layered import ROOT_ESTIMATES
+    from planners.search.layered import ROOT_ESTIMATES
     result = prove_optimal(kitchen("async/04_tomato_burger_and_fries"), guess=42, time_limit=0.5)
     assert result.status == "timeout" and result.heuristic in ROOT_ESTIMATES
     searched = int(result.reason.rsplit("proved ", 1)[1].rstrip(")"))
@@ -90,7 +90,7 @@ def test_on_a_timeout_the_best_admissible_estimate_of_the_start_bounds_the_optim
 def test_every_estimate_of_the_start_stays_below_the_proven_optimum(name):
     import json
     from planners import heuristics as H
-    from planners.layered import ROOT_ESTIMATES, root_lower_bound
+    from planners.search.layered import ROOT_ESTIMATES, root_lower_bound
     task = kitchen(name)
     stored = json.load(open(f"domains/kitchen/tasks/{name}.json"))["optimal"]
     assert stored["cost"] is not None and "upper_bound" not in stored
@@ -179,7 +179,7 @@ def test_operator_counting_sees_the_trips_the_delete_relaxation_forgets():
     """The root estimate of async 03 (optimum 37, proven by the prover in the benchmark): the
     LP adds what LM-cut alone cannot, and stays below the optimum."""
     from planners import heuristics as H
-    from planners.opcount import OperatorCounting
+    from planners.heuristics.opcount import OperatorCounting
     task = kitchen("async/03_lettuce_tomato_fried_chicken_sandwich")
     state = task.initial_state()
     lmcut = H.make(task, "lmcut")(state)
@@ -209,7 +209,7 @@ def test_optima_proven_by_the_benchmark_are_stored_with_a_plan_of_that_cost(name
 
 
 def test_agents_left_out_of_the_order_never_act():
-    from planners.solo import solo_task
+    from planners.decompose.solo import solo_task
     task = Task.load("domains/kitchen/tasks/multiagent/01_lettuce_burger.json")
     solo = solo_task(task, task.agents[0])
     state = solo.initial_state()
@@ -239,8 +239,8 @@ def test_estimates_stay_admissible_when_agents_take_turns():
     plan (the serial plan of the task, scheduled into turns)."""
     from generated import in_turns
     from planners import heuristics as H
-    from planners.explore import explore
-    from planners.solo import schedule, serial_task
+    from planners.search.explore import explore
+    from planners.decompose.solo import schedule, serial_task
     name = "multiagent/04_lettuce_chicken_sandwich"
     task = in_turns(f"domains/kitchen/tasks/{name}.json")
     serial = serial_task(task)

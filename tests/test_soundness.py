@@ -93,7 +93,7 @@ def test_routing_is_satisficing_unless_legs_are_declared_independent():
 
 
 def test_symmetry_is_off_where_renaming_could_reorder_colliding_timers():
-    from planners.symmetry import Symmetry
+    from planners.search.symmetry import Symmetry
     world = {"types": {"box": "object"},
              "predicates": {"open": {"parameters": [["?b", "box"]]}, "token": {}, "got": {"parameters": [["?b", "box"]]}},
              "timers": {"grab": {"parameters": [["?b", "box"]], "duration": 2,

@@ -1,4 +1,4 @@
-"""GRASP's oracle: the OR-Tools orienteering model (planners/orienteering.py) on a grid.
+"""GRASP's oracle: the OR-Tools orienteering model (planners/routing/orienteering.py) on a grid.
 
 Energy cells a round trip can reach are the optional targets (prize 1, service 1 = TAKE), the
 start is the depot (unloading = DROP, 1 step), the carry limit is the capacity, and the budget is
@@ -17,7 +17,7 @@ def solve(grid: Grid, rules: dict, shared=None, time_limit=None, hint=None) -> t
 
     hint: leg targets (as exact.solve returns them) for CP-SAT to start from; the optimum is
     still proven by CP-SAT, the hint only shortens the search."""
-    from planners.orienteering import solve_trips
+    from planners.routing.orienteering import solve_trips
 
     cells, dist = shared if shared is not None else exact.tables(grid, rules["moves"])
     prizes = [0] + [1] * (len(cells) - 1)

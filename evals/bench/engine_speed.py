@@ -51,7 +51,7 @@ def exhaust_api(path):
 
 def exhaust_bitsets(path):
     from engine import Task
-    from planners.strips import _successors, strips_view
+    from planners.search.strips import _successors, strips_view
 
     task = Task.load(path)
     view = strips_view(task)

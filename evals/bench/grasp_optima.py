@@ -6,7 +6,7 @@
    problems/grasp/ (median of --repeat runs) and checks each value against the stored optimum
    and each plan by replaying it (domains/grasp/scoring.py). The issue's target: under 3 minutes
    on one core.
-2. Reference in the same run: the OR-Tools CP-SAT model (planners/orienteering.py) on a stratified
+2. Reference in the same run: the OR-Tools CP-SAT model (planners/routing/orienteering.py) on a stratified
    sample of --sample environments; prints both per-environment times and their ratio.
 3. --check N (or all): solves N environments (spread over all files and rule combinations) with
    the OR-Tools model from scratch and counts disagreements with the branch and bound. With

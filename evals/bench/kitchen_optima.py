@@ -4,7 +4,7 @@
     python evals/bench/kitchen_optima.py --store ...   # also write each verdict into the task file
     python evals/bench/kitchen_optima.py --stored      # what the problem files store, no search
 
-For each base task: the prover's verdict (planners/layered.py `prove_optimal`: breadth-first
+For each base task: the prover's verdict (planners/search/layered.py `prove_optimal`: breadth-first
 search bounded by the best stored plan or the paper's horizon, whichever is lower, pruned by
 landmark counting and h_max, with symmetry reduction), the paper's horizon (Table 3; the
 multi-agent set has none), seconds, states expanded and peak memory, on one core. The stored
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     if args.stored:
         return summarise_stored(args.sets)
     from engine import Task
-    from planners.layered import prove_optimal
+    from planners.search.layered import prove_optimal
 
     print(f"{'task':52} {'paper h':>7} {'verdict':>9} {'cost':>5} {'lower':>5} {'upper':>5} {'seconds':>8} "
           f"{'expanded':>9} {'MB':>6}")

@@ -12,10 +12,10 @@
 
 `find` tries, in order: the base task's stored plan replayed on the instance (instances are the
 base task plus stations and items, so it is often still valid); the base plan repaired
-(planners/agenda.py `repair`: each old step applied where it still applies, short searches to
+(planners/decompose/agenda.py `repair`: each old step applied where it still applies, short searches to
 its preconditions where an extra object blocks it, keeping what later steps need); for
 turn-based multi-agent tasks, a plan of the serial task (any robot at any step) scheduled into
-turns (planners/solo.py); then greedy best-first search with exploration (planners/explore.py:
+turns (planners/decompose/solo.py); then greedy best-first search with exploration (planners/search/explore.py:
 h_FF, preferred operators, novelty), weighted (w = 5) first because the weight stops it digging
 under a deceptive stacking; then the same search leg by leg through a goal agenda (one dish at a
 time). `repair` and `serial` run those two steps on every problem they apply to, keeping a plan
@@ -71,7 +71,7 @@ def store(path: Path, task, actions, planner: str, heuristic: str | None, log) -
     from engine.validate import validate_plan
     from planners.cli import store_result
     from planners.result import SOLVED_SATISFICING, PlanResult
-    from planners.shorten import shorten
+    from planners.improve.shorten import shorten
 
     actions = shorten(task, actions, time_limit=5)
     plan = [a.text if not isinstance(a, tuple) else " | ".join(x.text for x in a) for a in actions]
@@ -103,7 +103,7 @@ def transfer(path: Path, task, log):
 def explore_leg(weight):
     """One leg of an agenda, relay or repair: exploration with h_FF from where the last ended."""
     from planners import heuristics as H
-    from planners.explore import explore
+    from planners.search.explore import explore
 
     def leg(sub, start, left):
         return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=weight)
@@ -114,8 +114,8 @@ def explore_leg(weight):
 def search_plan(task, limit: float, log):
     """(ground actions, method) of a plan found within `limit` seconds, or None."""
     from planners import heuristics as H
-    from planners.agenda import parts, solve_agenda
-    from planners.explore import explore
+    from planners.decompose.agenda import parts, solve_agenda
+    from planners.search.explore import explore
 
     # weighted first: g bounds how far a deceived greedy search digs below a bad stacking
     for weight, share in ((5, 0.4), (None, 0.2)):
@@ -139,7 +139,7 @@ def search_plan(task, limit: float, log):
 
 def find_serial(path: Path, task, limit: float, log) -> bool:
     """Turn-based tasks: plan the serial task (any agent at any step), then schedule it into turns."""
-    from planners.solo import schedule, serial_task
+    from planners.decompose.solo import schedule, serial_task
 
     found = search_plan(serial_task(task), limit, log)
     if found is None:
@@ -153,10 +153,10 @@ def find_serial(path: Path, task, limit: float, log) -> bool:
 
 
 def relay_orders(task, weight, limit_each: float, log):
-    """Relay plans of a turn-based task with several dishes (planners/solo.py relay), in the order
+    """Relay plans of a turn-based task with several dishes (planners/decompose/solo.py relay), in the order
     as written and reversed: (scheduled ground actions, method) for each order that schedules."""
-    from planners.agenda import parts
-    from planners.solo import relay
+    from planners.decompose.agenda import parts
+    from planners.decompose.solo import relay
 
     n = parts(task)
     if n < 2:
@@ -179,7 +179,7 @@ def find_relay(path: Path, task, limit: float, log) -> bool:
 
 def find_solo(path: Path, task, limit: float, log) -> bool:
     """Turn-based tasks, last resort: one agent does everything, the others wait their turns."""
-    from planners.solo import schedule, solo_task
+    from planners.decompose.solo import schedule, solo_task
 
     for agent in task.agents:
         found = search_plan(solo_task(task, agent), limit / len(task.agents), log)
@@ -217,7 +217,7 @@ def find(path: Path, limit: float, log) -> None:
 def try_repair(path: Path, task, limit: float, log) -> bool:
     """The base task's plan, replanned where the instance's extra objects block it."""
     from engine import Task
-    from planners.agenda import repair
+    from planners.decompose.agenda import repair
 
     base = base_of(path)
     plan = entry(base).get("plan") if base is not None else None
@@ -238,11 +238,11 @@ def repair_phase(path: Path, limit: float, log) -> None:
 
 
 def prove(path: Path, limit: float, log) -> None:
-    """Bounded breadth-first search below the best known plan (planners/layered.py), or up to the
+    """Bounded breadth-first search below the best known plan (planners/search/layered.py), or up to the
     paper's horizon where that is lower: the optimum, or a higher proven lower bound."""
     from engine import Task
     from planners.cli import store_result
-    from planners.layered import prove_optimal
+    from planners.search.layered import prove_optimal
 
     task = Task.load(path)
     before = entry(path)
@@ -282,8 +282,8 @@ def agenda_phase(path: Path, limit: float, log, weights=(2, 3)) -> None:
     enough for a low weight, which a whole order is not: async 10, 107 steps by weighted search
     over the whole, is 80 this way. Turn-based tasks: relay, one robot per dish, both orders."""
     from engine import Task
-    from planners.agenda import parts, solve_agenda
-    from planners.shorten import shorten
+    from planners.decompose.agenda import parts, solve_agenda
+    from planners.improve.shorten import shorten
 
     task = Task.load(path)
     n = parts(task)
@@ -319,8 +319,8 @@ def serial(path: Path, limit: float, log) -> None:
 def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
     from engine import Task
     from planners import heuristics as H
-    from planners.explore import explore
-    from planners.symmetry import Symmetry
+    from planners.search.explore import explore
+    from planners.search.symmetry import Symmetry
 
     task = Task.load(path)
     h, floor = H.make(task, "hff"), H.make(task, "hmax")
@@ -343,7 +343,7 @@ def bounds(path: Path, limit: float, log) -> None:
     """A lower bound before any search: the best admissible estimate of the initial state."""
     from engine import Task
     from planners.cli import store_result
-    from planners.layered import root_lower_bound
+    from planners.search.layered import root_lower_bound
     from planners.result import NO_PLAN_WITHIN_BOUND, PlanResult
 
     before = entry(path)
@@ -357,9 +357,9 @@ def bounds(path: Path, limit: float, log) -> None:
 
 
 def polish(path: Path, limit: float, log) -> None:
-    """The stored plan, every window re-optimised by bounded search (planners/windows.py)."""
+    """The stored plan, every window re-optimised by bounded search (planners/improve/windows.py)."""
     from engine import Task
-    from planners.windows import reoptimize
+    from planners.improve.windows import reoptimize
 
     task = Task.load(path)
     e = entry(path)

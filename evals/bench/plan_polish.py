@@ -4,9 +4,9 @@
 
 For each base task that is not proven optimal: a fresh satisficing plan (exploration search,
 weighted w = 5, the same seeds every run), then, within the same time limit each,
-  - action elimination (planners/shorten.py: drop blocks of up to four steps while the plan still
+  - action elimination (planners/improve/shorten.py: drop blocks of up to four steps while the plan still
     replays), the usual post-processing of satisficing planners and the reference here;
-  - window re-optimisation (planners/windows.py, which starts from the eliminated plan).
+  - window re-optimisation (planners/improve/windows.py, which starts from the eliminated plan).
 Prints the plan lengths, the paper's horizon where known, and the ratio windows / elimination
 (lower is better) with its median over the tasks. Time-limited: a slower machine finds less.
 """
@@ -34,9 +34,9 @@ def main(argv=None) -> int:
     from domains.kitchen.horizons import PAPER_HORIZON
     from engine import Task
     from planners import heuristics as H
-    from planners.explore import explore
-    from planners.shorten import shorten
-    from planners.windows import reoptimize
+    from planners.search.explore import explore
+    from planners.improve.shorten import shorten
+    from planners.improve.windows import reoptimize
 
     rows, ratios = [], []
     for s in args.sets:

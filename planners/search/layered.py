@@ -24,9 +24,9 @@ from __future__ import annotations
 import math
 import time
 
-from .limits import Limits
-from .result import MEMOUT, NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, TIMEOUT, PlanResult
-from .transitions import Transitions, label_text
+from ..limits import Limits
+from ..result import MEMOUT, NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, TIMEOUT, PlanResult
+from ..transitions import Transitions, label_text
 
 
 KEY_CACHE = 1_000_000  # states per layer whose symmetry key is remembered (memory stays bounded)
@@ -166,7 +166,7 @@ def root_lower_bound(task, start=None, built=None) -> tuple[int, str | None]:
     a lower bound on the optimum proven before any search (the LP of operator counting often
     beats what minutes of bounded search reach on long tasks). built: estimates already made,
     by name (the prover's own lmcount and hmax), so they are not made twice."""
-    from . import heuristics as H
+    from .. import heuristics as H
 
     built = built or {}
     state = start if start is not None else task.initial_state()
@@ -198,8 +198,8 @@ def prove_optimal(task, upper_bound=None, guess=None, time_limit=None, memory_li
     bound, which proves a known plan of cost bound + 1 optimal. The lower bound reported (on
     no-plan-within-bound, a timeout or a memout) is the higher of what the search proved and
     the best admissible estimate of the start state (root_lower_bound)."""
-    from . import heuristics as H
-    from .result import UNSUPPORTED
+    from .. import heuristics as H
+    from ..result import UNSUPPORTED
     from .symmetry import Symmetry
 
     if task.agent_mode == "simultaneous" and len(task.agents) > 1:
@@ -237,7 +237,7 @@ def prove(task, start=None, time_limit=None, memory_limit=None, quick=None) -> P
     else `quick(task, start, seconds)`, a satisficing search), then the bounded search below its cost.
     Either the search finds something cheaper, which is optimal, or the first plan is."""
     from engine.validate import validate_plan
-    from .result import SOLVED_SATISFICING
+    from ..result import SOLVED_SATISFICING
 
     began = time.perf_counter()
     plan, upper, source = None, None, None

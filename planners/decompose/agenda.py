@@ -13,8 +13,8 @@ import time
 
 from engine import model as m
 
-from .relaxation import goal_groups
-from .result import SOLVED_SATISFICING, TIMEOUT, PlanResult
+from ..heuristics.relaxation import goal_groups
+from ..result import SOLVED_SATISFICING, TIMEOUT, PlanResult
 
 
 def parts(task) -> int:

@@ -46,7 +46,7 @@ def acting_only(task: Task, agent: str, agents) -> Task:
 
 def relay(task: Task, search, time_limit: float | None = None, order=None):
     """Turn-based tasks whose goal splits into parts (dishes): the parts are planned one after
-    another on the serial task (planners/agenda.py), in the given order, the k-th leg by agent
+    another on the serial task (planners/decompose/agenda.py), in the given order, the k-th leg by agent
     k mod n alone, and the whole is scheduled into turns, where an agent's part moves forward
     into the others' waits wherever the rest still replays. One agent per leg keeps each leg a
     single-agent search; changing agents between legs lets a part use stations the previous

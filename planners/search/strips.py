@@ -14,8 +14,8 @@ import math
 from engine.budget import poll
 from engine.successors import build_tree
 
-from .limits import Limits
-from .result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
+from ..limits import Limits
+from ..result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
 
 
 class Op:

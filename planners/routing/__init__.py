@@ -31,7 +31,7 @@ import itertools
 import math
 import time
 
-from .result import SOLVED_OPTIMAL, SOLVED_SATISFICING, UNSOLVABLE_PROVEN, UNSUPPORTED, PlanResult
+from ..result import SOLVED_OPTIMAL, SOLVED_SATISFICING, UNSOLVABLE_PROVEN, UNSUPPORTED, PlanResult
 
 EXACT_LIMIT = 25
 TIE_BREAK_LIMIT = 14  # (n + 1) ** n must fit CP-SAT's 64-bit objective
@@ -44,7 +44,7 @@ def target_graph(task, start, time_limit=None):
     edges weighted by the optimal leg cost and carrying the leg's actions."""
     import networkx as nx
 
-    from .search import best_first
+    from ..search import best_first
 
     routing = task.problem.routing
     graph = nx.DiGraph()
@@ -320,7 +320,7 @@ def solve_routing(task, time_limit=None, start=None) -> PlanResult:
     # stitch: re-plan each leg from the actual state, then validate the whole plan
     from engine.validate import validate_plan
 
-    from .search import best_first
+    from ..search import best_first
 
     state = start
     actions = []

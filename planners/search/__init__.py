@@ -8,9 +8,9 @@ from __future__ import annotations
 import heapq
 import math
 
-from .limits import Limits
-from .result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
-from .transitions import Transitions, label_text
+from ..limits import Limits
+from ..result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
+from ..transitions import Transitions, label_text
 
 
 def _plan(parents, state):

@@ -20,10 +20,10 @@ import heapq
 import math
 import random
 
-from .limits import Limits
-from .result import MEMOUT, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
-from .search import _plan, _result
-from .transitions import Transitions
+from ..limits import Limits
+from ..result import MEMOUT, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
+from . import _plan, _result
+from ..transitions import Transitions
 
 
 def explore(task, heuristic, start=None, time_limit=None, memory_limit=None, symmetry=None, seed: int = 0,

@@ -27,7 +27,7 @@ import time
 
 from engine import model as m
 
-from .layered import bounded_breadth_first, every_step_costs_one
+from ..search.layered import bounded_breadth_first, every_step_costs_one
 from .shorten import shorten
 
 
@@ -73,7 +73,7 @@ def runs_to_goal(task, actions, state) -> bool:
 def bridge(task, actions, states, i, j, time_limit=None):
     """The cheapest bridge (ground actions) from s_i into the plan's steps j.., shorter than
     j - i, or None. The search keeps every state on the way (the goal facts are only a filter)."""
-    from . import heuristics as H
+    from .. import heuristics as H
 
     rest = actions[j:]
     if rest:
@@ -133,7 +133,7 @@ def polish(task, result, time_limit: float):
     they are (the bounded search behind the windows counts steps)."""
     import dataclasses
 
-    from .result import SOLVED_SATISFICING
+    from ..result import SOLVED_SATISFICING
 
     if result.status != SOLVED_SATISFICING or not result.actions or not every_step_costs_one(task):
         return result

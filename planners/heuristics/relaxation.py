@@ -4,7 +4,7 @@ Relaxed actions keep only positive preconditions and add effects. Everything a r
 drop is dropped (negative and numeric conditions), which keeps h_max admissible. Goals are kept
 as a disjunction of positive fact sets, so an existential goal ("some bread at the bottom") is
 not relaxed to nothing. Derived facts are reached through zero-cost axioms, and derived atoms in
-the goal are read as their definitions (planners/axioms.py).
+the goal are read as their definitions (planners/heuristics/axioms.py).
 
 Timers: starting a timer adds a pseudo-fact that enables the timer's running and completion
 effects. When every action costs 1 (cost = steps = time), completion costs the timer's
@@ -325,7 +325,7 @@ class Relaxation:
         return disjuncts
 
     def _ground_dnf(self, node):
-        """_dnf, with the goal's derived atoms read as their definitions (planners/axioms.py)."""
+        """_dnf, with the goal's derived atoms read as their definitions (planners/heuristics/axioms.py)."""
         return _dnf(node, self.derived_facts.inline if self.derived_facts is not None else None)
 
     def _goal_dnf(self, u) -> list[int]:
@@ -342,7 +342,7 @@ class Relaxation:
             if not parts:
                 return parts
             if size > MAX_GOAL_DISJUNCTS:  # too many disjuncts to list: the parts stand for them
-                # plus what the dropped inequalities imply (planners/goal_landmarks.py): two
+                # plus what the dropped inequalities imply (planners/heuristics/goal_landmarks.py): two
                 # sandwiches of an order with two lettuces cut both
                 landmarks = goal_landmark_facts(u.compiler, *goal_groups(self.task.goal.goal), self._ground_dnf, PLACEHOLDER)
                 if landmarks is None:

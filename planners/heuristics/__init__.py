@@ -245,7 +245,7 @@ class LMCut(_PerRelaxation):
 
 
 class LandmarkCount(_PerRelaxation):
-    """Landmarks with pairwise-disjoint achievers, counted (planners/landmarks.py)."""
+    """Landmarks with pairwise-disjoint achievers, counted (planners/heuristics/landmarks.py)."""
 
     name = "lmcount"
     admissible = True
