@@ -1,8 +1,9 @@
 """Running an evaluation: agents x problems -> episode lines, resumable and parallel.
 
 Every episode has an id (agent label and problem reference) and a seed derived from the run's
-seed and that id, never from the order of execution, so `--workers 1` and `--workers 8` give
-the same episodes, and `--resume` can skip what is already written.
+seed and that id, never from the order of execution, so `--workers 1`, `--workers 8` and
+`--backend ray` (`evals.ray_pool`) give the same episodes, and `--resume` can skip what is
+already written.
 
 Jobs go to the workers problem by problem (every agent's episode of one problem in one batch), so
 a problem is loaded and grounded once per worker however many agents are compared: grounding is
