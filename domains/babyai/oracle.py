@@ -1,6 +1,6 @@
 """The exact BabyAI oracle: A* over the interpreter's own states with an admissible estimate.
 
-The planners' A* (planners/search/__init__.py) does the search and the interpreter does every step; this
+The planners' A* (planners/search/) does the search and the interpreter does every step; this
 module only supplies what A* cannot know about grids: a lower bound on the actions left.
 
 The bound relaxes the grid. Walls stay; everything else may be passed at a price that never

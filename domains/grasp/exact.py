@@ -1,6 +1,6 @@
 """The exact GRASP optimum by depth-first branch and bound over trips (spec section 7).
 
-Why a search of its own: the OR-Tools model in planners/routing/__init__.py is the oracle we ship, and
+Why a search of its own: the OR-Tools model in planners/routing/ is the oracle we ship, and
 this independent search is what proves it exact on all 16,000 environments (the benchmark
 evals/bench/grasp_optima.py runs both and must find no disagreement). It is also fast enough
 (pure Python, a few milliseconds an environment) to store every optimum at import time.

@@ -160,7 +160,7 @@ def solved(instance: dict, tie_break: str, order_solver: str, style: str = "samp
         answer = solve_multi(size, obstacles, start, goals, instance["before"], instance["after"], tie_break, order_solver)
         method = (f"open path from the start over breadth-first leg distances, order by OR-Tools "
                   f"{'CP-SAT' if order_solver == 'cp-sat' else '(brute force)'} with the precedence group "
-                  f"(planners/routing/__init__.py, ties: earliest); plan tie-break: {tie_break}")
+                  f"(planners/routing.py, ties: earliest); plan tie-break: {tie_break}")  # the file's name when the sets were made (now planners/routing/): kept, so their hashes stay
     return P.problem(instance, answer, method, style)
 
 

@@ -1,7 +1,7 @@
 """Ground truth of a PPNL instance: optimal cost, one optimal plan, or "goal not reachable".
 
 Single goal: breadth-first search on the grid. Multi goal: breadth-first distances between the
-start and every goal, then the generic sequencer of planners/routing/__init__.py (OR-Tools CP-SAT, an
+start and every goal, then the generic sequencer of planners/routing/ (OR-Tools CP-SAT, an
 *open* path from the start, the ordering constraint as a precedence group) picks the order;
 the plan is the legs' paths in that order, each followed by `inspect`. A goal that a leg merely
 crosses is not inspected then: it is served in its turn, as in the benchmark.

@@ -10,7 +10,7 @@ picks one.
 
 This is GRASP's oracle (energy cells as targets, TAKE as the service, DROP as the reload), but
 nothing here knows about grids: any world that reduces to "collect optional things within a
-step budget, unload at the depot" can use it. Unlike planners/routing/__init__.py, whose legs come from
+step budget, unload at the depot" can use it. Unlike planners/routing/, whose legs come from
 engine searches between targets, the caller supplies the leg lengths, which is what makes tens
 of thousands of instances affordable.
 
