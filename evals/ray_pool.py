@@ -19,6 +19,7 @@ Ray 16,000 tasks (and their problems) at once, and an interrupted run leaves lit
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -130,7 +131,7 @@ class RayPool:
             stored = {digest: ray.put(source) for digest, source in domains.items()}
             cpus = int(ray.cluster_resources().get("CPU", 1))
             cap = max(2, IN_FLIGHT_PER_CPU * cpus)
-            numbered = iter(range(sum(map(len, remote))))  # an item's number is unique in the run: batches are joined
+            numbered = itertools.count()  # an item's number is unique in the run: batches are joined
             queue = deque([(next(numbered), job) for job in batch] for batch in remote)
             while queue or inflight:
                 while queue and len(inflight) < cap:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import socket
 import tempfile
@@ -46,7 +47,7 @@ class DomainSource:
 @dataclass(frozen=True)
 class ProblemSource:
     ref: str  # as given on the command line: the episode's id and seed are made of it
-    digest: str  # of the problem's data, as the manifest hashes it
+    digest: str  # of the problem's data: a worker's cache of built tasks is keyed by it
     data: dict
     file: str  # the name the problem's messages and the episode line's `file` use
     problem_set: str  # computed here: a file in the current folder is named by the driver's folder
@@ -87,15 +88,13 @@ def sources(refs: list[str]) -> tuple[dict[str, ProblemSource], dict[str, Domain
     from engine.loader import load_domain, read_problem_source, resolve_domain_reference
 
     from .run import problem_set
-    from .store import problem_data
-
     problems: dict[str, ProblemSource] = {}
     domains: dict[str, DomainSource] = {}
     by_path: dict[str, DomainSource | None] = {}
     for ref in refs:
         try:
             data, file, path = read_problem_source(ref)
-            digest = problem_data(ref)[1]
+            digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]  # no second read
             domain_path = resolve_domain_reference(data["domain"], path) if isinstance(data, dict) and isinstance(data.get("domain"), str) else None
         except Exception:
             continue
