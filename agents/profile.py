@@ -110,6 +110,30 @@ def _load(world: str, domain_dir: str | None) -> Profile:
     return Profile(world, data, tuple(files))
 
 
+def strategies(profile: Profile) -> dict[str, dict]:
+    """The prompt strategies a world accepts: the generic ones it inherits and those it adds, less
+    those it withdraws (a strategy set to null in its prompts.yaml: BabyAI asks questions, so the
+    generic step-by-step strategies have nothing to ask)."""
+    return {name: spec for name, spec in (profile.prompts.get("strategies") or {}).items() if isinstance(spec, dict)}
+
+
+def default_strategy(profile: Profile) -> str:
+    """The strategy a world's LLM episodes use when none is named: its paper's (prompts.default_strategy)."""
+    name = profile.prompts.get("default_strategy") or "react"
+    if name not in strategies(profile):
+        from engine.errors import GroundplanError
+
+        raise GroundplanError(f"{profile.files[-1]}: /prompts/default_strategy names '{name}', which world "
+                              f"'{profile.world}' does not accept ({', '.join(strategies(profile))})")
+    return name
+
+
+def describe_strategies(profile: Profile) -> str:
+    """'io, cot, react (default), react-prior': a world's strategies as its messages and --help list them."""
+    default = default_strategy(profile)
+    return ", ".join(f"{name} (default)" if name == default else name for name in strategies(profile))
+
+
 @functools.lru_cache(maxsize=1)
 def check_strategy(name: str) -> None:
     """Refuse a prompt strategy no shipped profile defines, with the nearest known name."""
@@ -121,15 +145,52 @@ def check_strategy(name: str) -> None:
         raise GroundplanError(f"unknown prompt strategy '{name}' ({hint})")
 
 
+def check_strategy_for(strategy: str | None, domains) -> None:
+    """Refuse, before the first episode, a strategy that some world of the run does not accept,
+    with one message that lists the strategies of every world concerned (None: each world's
+    default, which must exist)."""
+    from engine.errors import GroundplanError
+
+    refused, seen = [], set()
+    for domain in domains:
+        profile = profile_for_domain(domain)
+        if profile.world in seen:
+            continue
+        seen.add(profile.world)
+        default_strategy(profile)  # a broken default is the world's error, said here
+        if strategy is not None and strategy not in strategies(profile):
+            refused.append(f"world '{profile.world}' accepts {describe_strategies(profile)}")
+    if refused:
+        raise GroundplanError(f"prompt strategy '{strategy}' is not one this run's worlds all accept: "
+                              + "; ".join(refused) + ". Name one they accept with --strategy, or leave --strategy out "
+                              "to use each world's default")
+
+
+def shipped_strategies() -> dict[str, str]:
+    """Each installed world's strategies, for --help (read from the profiles, never hard-coded)."""
+    out = {}
+    for own in sorted((DEFAULTS.parent.parent / "domains").glob("*/prompts.yaml")):
+        try:
+            out[own.parent.name] = describe_strategies(_load(own.parent.name, str(own.parent)))
+        except Exception:  # noqa: BLE001 - a broken profile is reported when its world is used, not in --help
+            continue
+    try:
+        out["other worlds"] = describe_strategies(_load("generic", None))
+    except Exception:  # noqa: BLE001
+        pass
+    return out
+
+
 def strategy_names() -> tuple[str, ...]:
     """Every prompt strategy the generic defaults or a shipped world's profile defines (a name
-    is checked when an agent is made; whether the task's world has it, when an episode starts)."""
+    is checked when an agent is made; whether the task's world has it, before the run starts)."""
     names = dict.fromkeys(_read_yaml(DEFAULTS)["prompts"]["strategies"])
     from engine.errors import GroundplanError
 
     for own in sorted((DEFAULTS.parent.parent / "domains").glob("*/prompts.yaml")):
         try:
-            names.update(dict.fromkeys((_read_yaml(own).get("prompts") or {}).get("strategies") or {}))
+            names.update(dict.fromkeys(name for name, spec in ((_read_yaml(own).get("prompts") or {}).get("strategies") or {}).items()
+                                       if isinstance(spec, dict)))
         except GroundplanError:
             continue  # a broken profile is reported when its world is used, not here
     return tuple(names)

@@ -651,9 +651,11 @@ def build_problem(data, file: str, path: Path | None, domain: m.Domain | None = 
 
         c.diagnostics.extend(optimal_entry_errors(data["optimal"], file))
     c.raise_if_any()
+    from .render import fill_settings
+
     return m.Problem(
         name=data["name"], file=file, domain=domain, objects=objects, init=init, values=values,
-        settings=settings, goal=goal, goal_text=data.get("goal_text", ""), agents=agents,
+        settings=settings, goal=goal, goal_text=fill_settings(data.get("goal_text", ""), settings), agents=agents,
         tick_rule=data.get("tick_rule", domain.tick_rule), max_steps=data.get("max_steps"), optimal=data.get("optimal"), description=data.get("description", ""),
         metadata=data.get("metadata", {}), routing=routing, labels=labels, raw=data, warnings=list(c.warnings),
     )

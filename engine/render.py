@@ -178,6 +178,37 @@ def _in_type_order(domain, objects: dict) -> list:
     return sorted(objects.items(), key=rank)  # stable: the problem's order within a rank
 
 
+def setting_text(value) -> str:
+    """A setting's value as a prompt shows it: 0.3, 8, true (JSON's spelling, never Python's)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def fill_settings(text: str, settings: dict) -> str:
+    """`text` with each `{name}` of a setting replaced by the problem's value. Texts written once for
+    a whole world (its description, a problem set's goal text, prompt templates) name the rules
+    that vary between problems this way, so two problems that differ in a rule are never shown the
+    same words; braces that name no setting are left as they are."""
+    if not text or "{" not in text:
+        return text
+    for name, value in settings.items():
+        text = text.replace("{" + name + "}", setting_text(value))
+    return text
+
+
+def settings_lines(task) -> list[str]:
+    """One line per setting of the domain: '- name = value: what it means' (its declared description)."""
+    declared = task.domain.raw.get("settings", {}) if isinstance(task.domain.raw, dict) else {}
+    lines = []
+    for name, value in task.settings.items():
+        meaning = (declared.get(name) or {}).get("description") if isinstance(declared.get(name), dict) else None
+        lines.append(f"- {name} = {setting_text(value)}" + (f": {meaning}" if meaning else ""))
+    return lines
+
+
 def observation(task, state: State) -> str:
     """What an agent sees: the domain's `render.observation` template over the narrative state,
     the applicable actions (one per line) and the goal text."""

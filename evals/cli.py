@@ -5,6 +5,7 @@
     plan-eval problems/grasp/*.jsonl --agent baseline:greedy --agent baseline:random-walk --workers 2
     plan-eval problems/async/*.json --out runs/a --resume  # continue an interrupted run
     plan-eval report runs/a [runs/b]                       # rebuild the tables, or compare two runs
+    plan-eval prompt problems/sync/01_cheese_sandwich_s126.json --strategy io   # what the model is sent first
 
 Exit codes: 0 every episode ran and was scored; 1 some problem could not be loaded, or some
 episode could not be scored (`metric-error`) or killed its worker twice (`worker-died`): the others
@@ -47,6 +48,20 @@ class AgentName(click.ParamType):
         hint = did_you_mean(value, [*AGENT_NAMES, "baseline:NAME"])
         self.fail(f"'{value}' is not an agent" + (f" ({hint})" if hint else "") + ": choose from "
                   + ", ".join(AGENT_NAMES) + ", or baseline:NAME (a world's own baseline, e.g. baseline:greedy)", param, ctx)
+
+
+class StrategyOption(click.Option):
+    """--strategy, whose help lists each installed world's strategies as its profile declares them
+    (read when --help is asked for, so start-up reads no profile)."""
+
+    def get_help_record(self, ctx):
+        record = super().get_help_record(ctx)
+        if record is None:
+            return record
+        from agents.profile import shipped_strategies
+
+        listed = "; ".join(f"{world}: {names}" for world, names in shipped_strategies().items())
+        return record[0], f"{record[1]} {listed}"
 
 
 def _emit(summary: dict, fmt: str, folder: Path | None) -> None:
@@ -110,9 +125,9 @@ def _stopped(exc, folder: Path) -> None:
                    "baseline from domains/<world>/baselines.py (GRASP: baseline:greedy, baseline:random-walk), "
                    "seeded by the episode seed.")
 @click.option("--model", help="litellm model string for --agent llm, e.g. openai/gpt-4o-mini or ollama/llama3.")
-@click.option("--strategy", default="react", show_default=True,
-              help="prompt strategy of the llm agent: io, cot, react, react-prior, or one a world adds "
-                   "(PPNL: naive-10, naive-15, action-effect); an unknown name is refused before the run")
+@click.option("--strategy", cls=StrategyOption, default=None,
+              help="prompt strategy of the llm agent; default: each world's own (its paper's). A strategy that "
+                   "some world of the run does not accept is refused before the run. By world:")
 @click.option("--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
 @click.option("--temperature", type=float, default=None, help="LLM sampling temperature (default 0.7, as Robotouille).")
 @click.option("--llm-timeout", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -316,6 +331,31 @@ def view(runs, episode, port, html_file, togo_time, open_browser):
     _show(pages, episode, port, html_file, open_browser)
 
 
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("problem")
+@click.option("--strategy", cls=StrategyOption, default=None, help="The prompt strategy; default: the world's own. By world:")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@handles_errors
+def prompt(problem, strategy, fmt):
+    """Print the first request the llm agent would send for PROBLEM (no model is asked)."""
+    from agents.llm.preview import as_text, first_request
+    from agents.profile import check_strategy_for
+    from engine.errors import GroundplanError
+    from engine.problemsets import expand
+    from engine.task import Task
+
+    refs = expand([problem])
+    if len(refs) != 1:
+        raise GroundplanError(f"'{problem}' names {len(refs)} problems: name one (a file, or SET.jsonl#NAME)")
+    task = Task.load(refs[0])
+    check_strategy_for(strategy, [task.domain])
+    used, messages = first_request(task, strategy)
+    if fmt == "json":
+        click.echo(json.dumps({"problem": refs[0], "strategy": used, "messages": messages}, indent=1, ensure_ascii=False))
+    else:
+        click.echo(f"# {refs[0]}, strategy {used}\n\n{as_text(messages)}")
+
+
 def _show(pages, episode, port, html_file, open_browser):
     """Write the page (--html) or serve it on loopback; shared with `groundplan view`."""
     from .view import serve, write_html
@@ -346,7 +386,7 @@ def _show(pages, episode, port, html_file, open_browser):
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"report": report, "view": view}
+    commands = {"report": report, "view": view, "prompt": prompt}
     command = commands.get(args[0]) if args else None
     if command is not None:
         args = args[1:]

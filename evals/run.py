@@ -48,7 +48,7 @@ class AgentSpec:
         return make_agent(self.name, **dict(self.options))
 
 
-def agent_specs(names, model=None, strategy="react", plans=None, api_base=None, llm_options=None) -> list[AgentSpec]:
+def agent_specs(names, model=None, strategy=None, plans=None, api_base=None, llm_options=None) -> list[AgentSpec]:
     """One spec per distinct agent named (`baseline:NAME` is the world baseline NAME)."""
     specs = []
     for name in dict.fromkeys(names):
@@ -62,11 +62,14 @@ def agent_specs(names, model=None, strategy="react", plans=None, api_base=None, 
                 from engine.errors import GroundplanError
 
                 raise GroundplanError("the llm agent needs --model (a litellm model string, e.g. openai/gpt-4o-mini)")
-            from agents.profile import check_strategy
+            if strategy is not None:
+                from agents.profile import check_strategy
 
-            check_strategy(strategy)  # refused before the run folder is made
-            options = {"model": model, "strategy": strategy, **({"api_base": api_base} if api_base else {}), **(llm_options or {})}
-            label = f"llm:{model}:{strategy}"
+                check_strategy(strategy)  # a name no world has is refused before the run folder is made
+            # no strategy named: each world's default (its paper's); the episode line says which one ran
+            options = {"model": model, **({"strategy": strategy} if strategy else {}), **({"api_base": api_base} if api_base else {}),
+                       **(llm_options or {})}
+            label = f"llm:{model}:{strategy}" if strategy else f"llm:{model}"
         elif name == "replay":
             options = {"plans": plans}
             label = f"replay:{Path(plans).name}" if plans else "replay"
@@ -269,7 +272,8 @@ def run_job(job: tuple) -> dict:
         seed = episode_seed(settings.seed, spec.label, ref)
         given, given_from = episode_reference(ref, task, settings)
         limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, settings.budget, given, given_from)
-        episode = run_episode(task, spec.make(), limits, seed=seed, record_observations=settings.record_observations)
+        agent = spec.make()
+        episode = run_episode(task, agent, limits, seed=seed, record_observations=settings.record_observations)
         if episode.outcome in (AGENT_ERROR, MEMOUT) and "MemoryError" in (episode.error or ""):
             episode.outcome, episode.error = MEMOUT, _memout_message(settings)  # say which limit it was
         stage = METRIC_ERROR
@@ -277,6 +281,8 @@ def run_job(job: tuple) -> dict:
         row = episode_row(task, episode, to_go)
         row.update(id=eid, problem_ref=ref, problem_set=problem_set(ref), difficulty=difficulty(task), agent_label=spec.label,
                    seed=seed, world=task.domain.name, plugin_world=task.domain.plugin_world)
+        if getattr(agent, "strategy", None):  # the prompt strategy that ran (a world's default when none was named)
+            row["strategy"] = agent.strategy
         return row
     except MemoryError:
         return failed_row(job, MEMOUT, _memout_message(settings, loading=task is None), task)
@@ -367,11 +373,17 @@ def batches(jobs: list, concurrency: int = 1, workers: int = 1) -> list[list]:
 
 
 def check_agents(specs: list[AgentSpec], domains) -> None:
-    """Refuse, before anything runs, a world baseline that some domain of the run does not have
-    (asked of the loaded domains, whose plug-ins are bound to their files, not to their names)."""
+    """Refuse, before anything runs, a world baseline that some domain of the run does not have, or
+    a prompt strategy that some world of the run does not accept (asked of the loaded domains, whose
+    plug-ins are bound to their files, not to their names): an episode that could only fail is
+    never started, and never scored as the agent's failure."""
     from agents.baselines import check_baseline
+    from agents.profile import check_strategy_for
 
+    ordered = sorted(domains, key=lambda d: (d.name, str(d.file)))
     for spec in specs:
+        if spec.name == "llm":
+            check_strategy_for(dict(spec.options).get("strategy"), ordered)
         if spec.name == "baseline":
             for domain in sorted(domains, key=lambda d: (d.name, str(d.file))):
                 check_baseline(domain, dict(spec.options)["baseline"])

@@ -27,7 +27,7 @@ def test_messages_fill_the_slots_of_each_rule_combination():
     assert [m["role"] for m in full] == ["system", "user"]
     assert "UPLEFT" not in plain[0]["content"] and "UPLEFT" in full[0]["content"]
     assert "obstacle" not in plain[0]["content"] + plain[1]["content"]
-    assert "O marks an obstacle" in full[1]["content"] and "two units" in full[0]["content"]
+    assert "O marks an obstacle" in full[1]["content"] and "at most 2 units" in full[0]["content"]
     assert "0.3" in full[0]["content"] and "0.3" not in plain[0]["content"]
     assert "20 steps" in plain[0]["content"]
     user = full[1]["content"]

@@ -149,7 +149,7 @@ def test_plan_eval_keeps_unset_llm_options_out_of_the_manifest(tmp_path, monkeyp
         result = CliRunner().invoke(plan_eval, args)
     assert result.exit_code == 0, result.output
     options = json.loads((out / "manifest.json").read_text())["agents"][0]["options"]
-    assert set(options) == {"model", "strategy", "api_base"}
+    assert set(options) == {"model", "api_base"}  # no --strategy: the world's default, recorded per episode
     help_text = CliRunner().invoke(plan_eval, ["--help"]).output
     assert "--llm-timeout" in help_text and "--llm-retries" in help_text
 

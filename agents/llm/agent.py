@@ -31,19 +31,26 @@ def cut(text: str, limit: int | None) -> str:
     return f"{text[:limit]}\n[... reply cut: {len(text):,} characters, kept the first {limit:,}]"
 
 
+def spec_reads_plan(spec: dict, strategy: str) -> bool:
+    """Does the strategy's answer hold a 'Plan:' (read: plan) or 'Action:' lines (read: actions)?"""
+    return spec.get("read", "plan" if strategy == "io" else "actions") == "plan"
+
+
 class LLMAgent(Agent):
     name = "llm"
 
-    def __init__(self, model: str, strategy: str = "react", api_base: str | None = None, api_key: str | None = None,
-                 temperature: float = 0.7, max_tokens: int | None = None, system_prompt: str | None = None,
+    def __init__(self, model: str, strategy: str | None = None, api_base: str | None = None, api_key: str | None = None,
+                 temperature: float | None = None, max_tokens: int | None = None, system_prompt: str | None = None,
                  examples: list[str] | None = None, cache_dir: str | None = None, no_cache: bool = False,
                  timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0, concurrency: int = 8,
                  history: str | None = None, max_reply_chars: int | None = MAX_REPLY_CHARS):
         from ..profile import check_strategy
 
-        check_strategy(strategy)
-        self.model, self.strategy = model, strategy
-        self.mode = "closed" if strategy.startswith("react") else "open"  # until a world's profile says otherwise
+        if strategy is not None:
+            check_strategy(strategy)
+        # `strategy`: the one named (None: each world's default); `self.strategy`: the one in use this episode
+        self.model, self.requested, self.strategy = model, strategy, strategy
+        self.mode = "closed" if (strategy or "react").startswith("react") else "open"  # until a world's profile says otherwise
         self.trials = None
         self.temperature, self.max_tokens = temperature, max_tokens
         self.system_prompt, self.examples, self.history_mode = system_prompt, examples, history
@@ -54,9 +61,9 @@ class LLMAgent(Agent):
             raise GroundplanError(f"max_reply_chars is a whole number >= 1 (or None: keep replies whole), not {max_reply_chars!r}")
         self.max_reply_chars = max_reply_chars
         self._asked: dict[str, int] = {}
-        params = {"temperature": temperature}
-        if max_tokens is not None:
-            params["max_tokens"] = max_tokens
+        # what the user gave wins over the world's and the strategy's params (the papers' settings)
+        params = {name: value for name, value in (("temperature", temperature), ("max_tokens", max_tokens)) if value is not None}
+        self.given_params = params
         from .cache import DiskCache
 
         cache = False if no_cache else DiskCache(cache_dir) if cache_dir else None
@@ -66,8 +73,12 @@ class LLMAgent(Agent):
 
     def reset(self, task, seed=None) -> None:
         super().reset(task, seed)
+        from ..profile import default_strategy
+
         self.profile = profile_for(task)
+        self.strategy = self.requested or default_strategy(self.profile)
         spec = prompts.strategy_spec(self.profile, self.strategy)
+        self.client.params = {**(self.profile.prompts.get("params") or {}), **(spec.get("params") or {}), **self.given_params}
         self.mode = spec.get("mode") or self.mode
         self.trials = spec.get("trials")
         self.history_mode_now = self.history_mode or spec.get("history", "last")
@@ -75,6 +86,7 @@ class LLMAgent(Agent):
         self.window = int(spec.get("window", 40))
         self.dialogue: list[dict] = []  # chat history: the observations and the replies, as sent and received
         self.shots = None
+        self.own_prompt = None
         if self.history_mode_now == "chat":
             # the world builds the opening (system prompt, few-shot turns) for this strategy's tools
             from engine.loader import world_module
@@ -88,6 +100,9 @@ class LLMAgent(Agent):
                                       + ("" if task.domain.plugin_world else " (Python plug-ins are read only for a domain "
                                          "file inside an installed world, a folder of domains/)"))
             self.opening = own.opening(spec, task, self.system_prompt)
+        elif spec.get("prompt"):
+            self.own_prompt = prompts.world_prompt(self.profile, self.strategy, spec, task)
+            self.opening = []
         elif spec.get("shots"):
             if self.examples:
                 from engine.errors import GroundplanError
@@ -98,7 +113,7 @@ class LLMAgent(Agent):
             self.opening = []
         else:
             examples = prompts.examples_for(self.profile, self.strategy, self.examples)
-            self.opening = prompts.instructions(self.profile, self.strategy, self.system_prompt, examples)
+            self.opening = prompts.instructions(self.profile, self.strategy, self.system_prompt, examples, task)
         self.steps: list[dict] = []
         self._trials: list[dict] = []  # shots strategies: each trial's reply (as kept) and where it started
         self._pending: dict | None = None
@@ -136,9 +151,11 @@ class LLMAgent(Agent):
 
             def read(text):
                 return shots.read(self.shots, text, k)[:2]
+        elif self.own_prompt is not None:
+            messages, read = self.own_prompt.messages(observation, self.system_prompt), self.own_prompt.read
         else:
-            read = parse.plan_lines if self.strategy == "io" else parse.cot_actions
-            messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text)]
+            read = parse.plan_lines if spec_reads_plan(prompts.strategy_spec(self.profile, self.strategy), self.strategy) else parse.cot_actions
+            messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text, task=self.task)]
         completions, problems = [], []
         limit = int(self.profile.loop.get("reprompts_per_step", 5))
         for _ in range(limit + 1):
@@ -182,7 +199,7 @@ class LLMAgent(Agent):
         if self.history_mode_now == "chat":
             return self._chat(observation)
         history = prompts.history_text(self.profile, self.steps, self.history_mode_now)
-        messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text, history)]
+        messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text, history, self.task)]
         completions: list = []
         completion = self._ask(messages, completions)
         reasoning, action, problem = parse.react_step(completion.text)
@@ -216,6 +233,6 @@ class LLMAgent(Agent):
             self._pending = None
 
     def config(self) -> dict:
-        return {"agent": self.name, "mode": self.mode, "model": self.model, "strategy": self.strategy, "api_base": self.api_base,
+        return {"agent": self.name, "mode": self.mode, "model": self.model, "strategy": self.requested, "api_base": self.api_base,
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "history": self.history_mode,
                 "system_prompt": self.system_prompt, "examples": self.examples}

@@ -29,10 +29,54 @@ def strategy_spec(profile, strategy: str) -> dict:
     trials = spec.get("trials", 1)
     if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
         raise GroundplanError(f"strategy '{strategy}' of world '{profile.world}': trials is a whole number >= 1, not {trials!r}")
+    if spec.get("read") not in (None, "plan", "actions"):
+        raise GroundplanError(f"strategy '{strategy}' of world '{profile.world}': read is 'plan' or 'actions', not {spec.get('read')!r}")
     if spec.get("shots") and mode != "open":
         raise GroundplanError(f"strategy '{strategy}' of world '{profile.world}': a 'shots' prompt answers whole plans, "
                               "so it needs mode: open")
     return spec
+
+
+class WorldPrompt:
+    """A strategy whose request and reading are the world's own (`prompt: MODULE` in its profile):
+    the benchmark's one-shot prompt and its reference's answer parser, as GRASP's paper ran them.
+    The module (domains/<world>/MODULE.py) provides
+
+        request(task, spec) -> list[dict]                     # the whole request (chat messages)
+        read_plan(text, spec) -> (actions: list[str], problem: str | None)
+
+    The loop replays the actions as any open-loop plan; `problem` (no plan could be read at all)
+    is re-prompted or fails by the world's loop rules."""
+
+    def __init__(self, module, spec: dict, task):
+        self.module, self.spec, self.task = module, spec, task
+
+    def messages(self, observation, system_prompt: str | None = None) -> list[dict]:
+        messages = [dict(m) for m in self.module.request(self.task, self.spec)]
+        if system_prompt is not None:
+            messages = [{"role": "system", "content": system_prompt}] + [m for m in messages if m.get("role") != "system"]
+        return messages
+
+    def read(self, text: str):
+        return self.module.read_plan(text, self.spec)
+
+
+def world_prompt(profile, strategy: str, spec: dict, task) -> WorldPrompt:
+    from engine.errors import GroundplanError
+    from engine.loader import world_module
+
+    name = spec["prompt"]
+    where = f"strategy '{strategy}' of world '{profile.world}'"
+    if spec.get("mode") != "open" or spec.get("trials", 1) != 1:
+        raise GroundplanError(f"{where}: a world's own prompt ('prompt: {name}') asks once for a whole plan, so it needs "
+                              "mode: open and one trial")
+    module = world_module(task.domain, str(name))
+    if module is None or not all(hasattr(module, f) for f in ("request", "read_plan")):
+        raise GroundplanError(f"{where} names the world's prompt module '{name}', which needs domains/{profile.world}/{name}.py "
+                              "with request(task, spec) and read_plan(text, spec)"
+                              + ("" if task.domain.plugin_world else " (Python plug-ins are read only for a domain file inside "
+                                 "an installed world, a folder of domains/)"))
+    return WorldPrompt(module, spec, task)
 
 
 def _fill(template: str, **fields) -> str:
@@ -92,24 +136,54 @@ def examples_for(profile, strategy: str, paths: list[str] | None) -> str:
     return "\n\n".join(f"{head}\n\n{example_text(p, strategy)}\n\n{tail}" for p in paths)
 
 
-def instructions(profile, strategy: str, system_prompt: str | None, examples: str) -> list[dict]:
+def world_text(profile, task) -> str:
+    """The `{world}` block of the generic instructions: the domain's description and each setting of
+    the problem with its value, or '' when the domain says nothing and has no settings."""
+    from engine.render import fill_settings, settings_lines
+
+    description = fill_settings((task.domain.description or "").strip(), task.settings)
+    parts = [_fill(profile.template("world", default="{description}"), description=description)] if description else []
+    lines = settings_lines(task)
+    if lines:
+        parts.append(profile.template("settings_header", default="This problem's settings:") + "\n" + "\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def fill_task(text: str, task) -> str:
+    """A template filled for one problem: {world} and each setting's {name} (engine.render.fill_settings)."""
+    if task is None or not text or "{" not in text:
+        return text
+    from engine.render import fill_settings
+
+    if "{world}" in text:
+        text = text.replace("{world}", world_text(_profile_of(task), task))
+    return fill_settings(text, task.settings)
+
+
+def _profile_of(task):
+    from ..profile import profile_for
+
+    return profile_for(task)
+
+
+def instructions(profile, strategy: str, system_prompt: str | None, examples: str, task=None) -> list[dict]:
     """The fixed opening messages of every request of an episode."""
     spec = profile.prompts["strategies"][strategy]
-    system = system_prompt if system_prompt is not None else profile.template("system")
-    parts = [profile.template("instructions"), spec.get("format", "")]
+    system = system_prompt if system_prompt is not None else fill_task(profile.template("system"), task)
+    parts = [fill_task(profile.template("instructions"), task), fill_task(spec.get("format", ""), task)]
     if examples:
         parts.append(examples)
     messages = [{"role": "system", "content": system}] if system else []
-    messages.append({"role": "user", "content": "\n\n".join(p for p in parts if p)})
+    messages.append({"role": "user", "content": "\n\n".join(p.strip() for p in parts if p and p.strip())})
     return messages
 
 
-def observation_message(profile, strategy: str, observation_text: str, history: str = "") -> dict:
+def observation_message(profile, strategy: str, observation_text: str, history: str = "", task=None) -> dict:
     spec = profile.prompts["strategies"][strategy]
     parts = [history] if history else []
     parts.append(f"{profile.template('observation_header')}\n{observation_text}")
     if spec.get("prior"):
-        parts.append(spec["prior"])
+        parts.append(fill_task(spec["prior"], task))
     return {"role": "user", "content": "\n\n".join(parts)}
 
 

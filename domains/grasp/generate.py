@@ -39,7 +39,7 @@ AXIS_NOTE = ("File tags are kept as released. In the released data the skewed la
 LICENSE = ("Apache-2.0. Derived from the GRASP data (github.com/jasontangzs0/GRASP, commit 4188838), "
            "(c) the GRASP authors; see domains/grasp/LICENSE and domains/grasp/NOTICE.")
 GOAL_TEXT = ("Collect as much energy as you can and put it down on the cell where you started, within 20 actions; "
-             "each action costs step_cost units of energy.")
+             "each action costs {step_cost} units of energy.")
 
 
 class BadInput(Exception):

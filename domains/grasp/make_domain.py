@@ -18,6 +18,28 @@ from .grid import DIAGONAL, DIRECTIONS, SIZE, cell_name
 PATH = Path(__file__).with_name("domain.json")
 
 
+# How the viewer draws a state (engine/picture.py): grid cells, obstacles, the start, energy, the agent.
+RENDER = {"picture": {"kind": "grid",
+             "cells": {"pattern": "c(?P<row>\\d+)_(?P<col>\\d+)"},
+             "marks": [{"for": [["obstacle", "?c"]], "at": "?c", "fill": "#4a4a4a", "title": "obstacle {c}"},
+                       {"for": [["start", "?c"]],
+                        "at": "?c",
+                        "fill": "#cfe3ff",
+                        "glyph": "⌂",
+                        "color": "#1f4e9a",
+                        "title": "start {c}: bring the energy here"},
+                       {"for": [{"fluent": ["energy", "?c"], "value": "?v"}, {"compare": ["?v", ">", 0]}],
+                        "at": "?c",
+                        "fill": "#ffe28a",
+                        "label": "{v}",
+                        "title": "{c}: {v} energy"},
+                       {"for": [["at", "?c"], {"fluent": ["carried"], "value": "?n"}],
+                        "at": "?c",
+                        "glyph": "●",
+                        "color": "#c0392b",
+                        "title": "the agent at {c}, carrying {n} energy"}]}}
+
+
 def build() -> dict:
     cells = [cell_name(r, c) for r in range(SIZE) for c in range(SIZE)]
     constants = {name: "cell" for name in cells}
@@ -35,12 +57,12 @@ def build() -> dict:
         "description": (
             "GRASP (Tang and Kejriwal): an agent on an 11x11 grid collects units of energy and brings them back to "
             "the cell where it started, within 20 actions. Cell c<row>_<col> is in row <row> (0 at the top) and column "
-            "<col> (0 at the left); UP decreases the row, LEFT the column. Moves go in 4 directions, or 8 with "
-            "moves = 8 (a diagonal move only needs its target free: no corner-cutting check). TAKE picks up one unit "
-            "when the agent carries fewer than carry_limit; DROP puts down everything carried. An action that cannot "
-            "be done changes nothing but still uses a step and costs step_cost. The score, computed outside the "
-            "engine (domains/grasp/scoring.py), is the energy on the start cell at the end minus step_cost times "
-            "the number of actions."),
+            "<col> (0 at the left); UP decreases the row, LEFT the column. Moves go in {moves} directions (4: UP, DOWN, "
+            "LEFT, RIGHT; 8: also UPLEFT, UPRIGHT, DOWNLEFT, DOWNRIGHT, and a diagonal move only needs its target free). "
+            "TAKE picks up one unit of energy from the agent's cell when it carries fewer than {carry_limit} units "
+            "(100 stands for no limit); DROP puts down everything carried. An action that cannot be done changes "
+            "nothing but still uses a step and costs {step_cost} units. The score is the energy on the start cell at "
+            "the end minus {step_cost} times the number of actions."),
         "license": "Apache-2.0 (the GRASP rules and data, (c) the GRASP authors; see domains/grasp/LICENSE and NOTICE)",
         "types": {"cell": "object", "direction": "object"},
         "constants": constants,
@@ -103,6 +125,7 @@ def build() -> dict:
              "formula": {"<=": [["carried"], {"setting": "carry_limit"}]}},
         ],
         "metadata": {"source": "https://github.com/jasontangzs0/GRASP (Apache-2.0)", "budget": 20},
+        "render": RENDER,
     }
 
 

@@ -31,10 +31,24 @@ def messages(grid: Grid, rules: dict) -> list[dict]:
     system = t["system"].format(
         obstacles=slots["obstacles"] if has_obstacles else "",
         moves=slots["moves8"] if rules["moves"] == 8 else slots["moves4"],
-        limit=slots["limit"] if rules["carry_limit"] < NO_LIMIT else "",
-        cost=slots["cost"] if rules["step_cost"] else "")
+        limit=slots["limit"].format(carry_limit=rules["carry_limit"]) if rules["carry_limit"] < NO_LIMIT else "",
+        cost=slots["cost"].format(step_cost=rules["step_cost"]) if rules["step_cost"] else "")
     user = t["user"].format(obstacle_legend=slots["obstacle_legend"] if has_obstacles else "", grid=to_text(grid))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def request(task, spec: dict) -> list[dict]:
+    """The `oneshot` strategy's request (agents.llm.prompts.WorldPrompt): this problem's grid under
+    its own rule combination, so the 8 combinations of one grid are 8 different prompts."""
+    from .grid import from_problem
+
+    return messages(from_problem(task.problem.raw), {name: task.settings[name] for name in ("moves", "carry_limit", "step_cost")})
+
+
+def read_plan(answer: str, spec: dict) -> tuple[list[str], None]:
+    """The `oneshot` strategy's reading: the reference's (`parse_plan`, from `spec['start']`). Any
+    text is a plan, perhaps an empty one, as in the reference: never a format error."""
+    return parse_plan(answer, spec.get("start", "anywhere")), None
 
 
 def parse_plan(answer: str, start: str = "anywhere") -> list[str]:
