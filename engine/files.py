@@ -118,9 +118,46 @@ def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:
     return data
 
 
+def _plainly_fine(data: Any) -> bool:
+    """True when `data` breaks none of check_plain_data's rules, found without tracking where each
+    value is: that bookkeeping made checking a BabyAI set of 8,000 rows (picked by name) take about
+    17 s; the careful walk runs only when something is wrong, to say where."""
+    stack = [(data, 0)]
+    nodes = 0
+    containers = (dict, list)
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH:
+            return False
+        items = value.values() if type(value) is dict else value
+        if type(value) is dict and not all(type(key) is str for key in value):
+            return False
+        for item in items:
+            kind = type(item)
+            if kind in containers:
+                stack.append((item, depth + 1))
+                continue
+            nodes += 1
+            if depth + 1 > MAX_DEPTH:
+                return False
+            if kind is float:
+                if item != item or abs(item) > MAX_ABS_NUMBER:
+                    return False
+            elif kind is int and abs(item) > MAX_ABS_NUMBER:
+                return False
+            elif kind not in (str, bool, type(None), int, float):
+                return False  # a YAML date, a subclass: the careful walk decides
+        if nodes > MAX_NODES:
+            return False
+    return True
+
+
 def check_plain_data(data: Any, file: str, duplicates: dict | None = None) -> None:
     """Refuse nesting deeper than MAX_DEPTH, numbers too large to mean anything and, given the
     parser's record of them ({id: (object, keys)}), keys repeated in one object."""
+    if not duplicates and type(data) in (dict, list) and _plainly_fine(data):
+        return
     stack = [(data, 0, ())]
     nodes = 0
     repeats: list[Diagnostic] = []

@@ -13,11 +13,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class ScriptedServer:
     """`script` items: a reply text; {"status": 429} (or any error status); {"sleep": s, "text": t};
-    {"text": t, "usage": [prompt, completion]}. When the script runs out, `default` is answered."""
+    {"text": t, "usage": [prompt, completion]}. When the script runs out, `respond(body)` answers
+    (a model that reads the request, e.g. tests/knowing_model.py), else `default`."""
 
-    def __init__(self, script=(), default: str | None = None):
+    def __init__(self, script=(), default: str | None = None, respond=None):
         self.script = list(script)
         self.default = default
+        self.respond = respond
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         server = self
@@ -31,7 +33,7 @@ class ScriptedServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.lock:
                     server.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
-                    item = server.script.pop(0) if server.script else server.default
+                    item = server.script.pop(0) if server.script else server.respond(body) if server.respond else server.default
                 if item is None:
                     return self._send(500, {"error": {"message": "script exhausted", "type": "server_error"}})
                 if isinstance(item, str):
