@@ -8,7 +8,8 @@
     plan-eval prompt problems/sync/01_cheese_sandwich_s126.json --strategy io   # what the model is sent first
 
 Exit codes: 0 every episode ran and was scored; 1 some problem could not be loaded, or some
-episode could not be scored (`metric-error`) or killed its worker twice (`worker-died`): the others
+episode could not be scored (`metric-error`), killed its worker twice (`worker-died`) or could not
+be run for the agent (`agent-error`: a model provider that failed after its retries): the others
 ran; 2 usage; 3 the run folder could not be written (disk full, read-only): what was written is
 kept, and --resume continues once the cause is gone; 130 interrupted (--resume continues too).
 """
@@ -231,9 +232,9 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
         click.echo(f"\n{len(seen)} problem(s) could not be loaded and were skipped:", err=True)
         for ref, message in seen.items():
             click.echo(f"  {message}", err=True)
-    unscored = [r for r in rows if r.get("outcome") in R.UNSCORED]
+    unscored = [r for r in rows if r.get("outcome") in R.UNSCORED + R.NOT_RUN]
     if unscored:
-        click.echo(f"\n{len(unscored)} episode(s) could not be scored or run to the end (their lines in "
+        click.echo(f"\n{len(unscored)} episode(s) could not be run or scored to the end (their lines in "
                    f"{folder / 'episodes.jsonl'} say why, in 'error'):", err=True)
         for r in sorted(unscored, key=lambda r: r["id"])[:20]:
             click.echo(f"  {r['id']}: {r['outcome']}: {r.get('error')}", err=True)

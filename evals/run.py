@@ -34,6 +34,7 @@ MEMOUT = "memout"  # the episode (or its problem's grounding) did not fit --epis
 TIME_LIMIT = "time-limit"  # the engine stopped loading the problem as too long (as agents.loop scores a timeout)
 WORKER_DIED = "worker-died"  # the worker process running the episode died twice
 UNSCORED = (METRIC_ERROR, WORKER_DIED)  # the run's numbers miss these episodes' scores: exit code 1
+NOT_RUN = (AGENT_ERROR,)  # the agent could not be run to an answer (a provider down after retries): exit code 1 too
 
 
 @dataclass(frozen=True)

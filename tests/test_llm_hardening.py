@@ -128,7 +128,8 @@ def test_plan_eval_llm_timeout_and_retries_bound_a_hanging_server(tmp_path, monk
         args = [PROBLEM, "--agent", "llm", "--model", MODEL, "--api-base", server.api_base, "--llm-timeout", "1",
                 "--llm-retries", "1", "--steps-to-go-time", "0", "--out", str(out), "--format", "json"]
         result, took = _within(20, lambda: CliRunner().invoke(plan_eval, args))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # an episode the agent could not run: said, and not a clean run
+    assert "agent-error" in result.output
     (row,) = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     assert row["outcome"] == AGENT_ERROR
     assert "did not answer within 1 s, 2 time(s)" in row["error"] and FAKE_KEY not in row["error"]

@@ -18,11 +18,12 @@ def strategy_spec(profile, strategy: str) -> dict:
     """The strategy's entry in the world's profile, or a clear error naming what the world has."""
     from engine.errors import GroundplanError
 
-    strategies = profile.prompts.get("strategies") or {}
-    spec = strategies.get(strategy)
+    from ..profile import describe_strategies
+
+    spec = (profile.prompts.get("strategies") or {}).get(strategy)
     if not isinstance(spec, dict):
         raise GroundplanError(f"world '{profile.world}' has no prompt strategy '{strategy}' "
-                              f"(it has: {', '.join(strategies)})")
+                              f"(it accepts {describe_strategies(profile)})")
     mode = spec.get("mode")
     if mode not in (None, "open", "closed"):
         raise GroundplanError(f"strategy '{strategy}' of world '{profile.world}': mode is 'open' or 'closed', not '{mode}'")
