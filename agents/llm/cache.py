@@ -53,11 +53,6 @@ MODES = {
     "write": (False, True, False),    # write only: ask every request; store a reply where there is no entry yet
     "refresh": (False, True, True),   # ask every request again; store its reply, replacing the entry
 }
-MODE_HELP = ("on (default): replay cached replies, ask and store the rest. off: no cache, every request is "
-             "asked and nothing stored. read: replay cached replies, ask the rest without storing them (the "
-             "cache is left as it is). write: never replay; ask every request and store the replies the cache "
-             "has no entry for (entries already there are kept). refresh: never replay; ask every request "
-             "and store every reply, replacing the entries there.")
 
 
 def check_mode(mode: str) -> str:
