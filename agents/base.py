@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Reply:
-    """An agent's answer and what it cost."""
+    """An agent's answer and what it cost.
+
+    The tokens and dollars are those spent now, on requests that reached a provider; what was
+    replayed from the LLM cache is counted apart (`cached_tokens`, `cached_cost_usd`: what those
+    replies cost when they were first asked), so a rerun served from the cache spends nothing.
+    `unpriced`: replies whose model litellm has no price for; the dollars then leave them out."""
 
     text: str
     prompt_tokens: int = 0
@@ -22,6 +27,9 @@ class Reply:
     cached: bool = False
     requests: int = 0  # calls that reached a provider (0 for baselines and cache hits)
     detail: dict = field(default_factory=dict)  # e.g. the messages sent, the model's reasoning
+    cached_tokens: int = 0
+    cached_cost_usd: float = 0.0
+    unpriced: int = 0
 
     @property
     def tokens(self) -> int:

@@ -8,7 +8,11 @@ profile's), a failed plan is followed by a new one from the state it reached, wi
 invalid answer costs; the loop itself has no world in it.
 
 The episode records everything needed to audit or re-score it without re-running: each
-observation, answer, parsed action, feedback, state hash, tokens and dollars.
+observation, answer, parsed action, feedback, state hash, tokens and dollars. Tokens and dollars
+are those spent by this episode's requests; replies replayed from the LLM cache are counted apart
+(`cached_tokens`, `cached_cost_usd`), and dollars no price is known for are None, not 0
+(`unpriced` counts those replies). Lines written before the split have no cached fields: all
+their tokens were counted as spent.
 """
 from __future__ import annotations
 
@@ -74,9 +78,9 @@ class Episode:
     reprompts: int = 0
     exhausted_steps: int = 0
     repeated_transitions: int = 0
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # spent: requests that reached the provider in this episode
     completion_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: unknown (some reply's model has no price in litellm's cost map)
     requests: int = 0
     seconds: float = 0.0
     declaration: str | None = None
@@ -84,6 +88,9 @@ class Episode:
     final_state_hash: str = ""
     trajectory: list[dict] = field(default_factory=list)
     final_state: object = field(default=None, repr=False, compare=False)
+    cached_tokens: int = 0  # replayed from the LLM cache: not spent now (what they cost when first asked)
+    cached_cost_usd: float | None = 0.0
+    unpriced: int = 0  # replies (spent or replayed) without a known price
 
     @property
     def tokens(self) -> int:
@@ -178,6 +185,8 @@ class _Run:
         self.tokens = [0, 0]
         self.dollars = 0.0
         self.requests = 0
+        self.cached = [0, 0.0]  # tokens and dollars replayed from the cache
+        self.unpriced = 0
         self.trajectory: list[dict] = []
         self.max_steps, self.max_steps_from = step_cap_from(task, profile, limits, self.loop)
         self.limits = limits
@@ -212,6 +221,9 @@ class _Run:
         self.tokens[1] += reply.completion_tokens
         self.dollars += reply.cost_usd
         self.requests += reply.requests
+        self.cached[0] += reply.cached_tokens
+        self.cached[1] += reply.cached_cost_usd
+        self.unpriced += reply.unpriced
 
     def record(self, before, step: int, obs: Observation | None, answer: str | None, decision: Decision | None, feedback: str | None,
                reply: Reply | None, valid: bool) -> None:
@@ -223,7 +235,9 @@ class _Run:
         if obs is not None and (self.record_observations or (self.record_observations is None and "text" in vars(obs))):
             entry["observation"] = obs.text  # by default, what the agent actually read
         if reply is not None:
-            entry.update(tokens=reply.tokens, cost_usd=reply.cost_usd, cached=reply.cached)
+            entry.update(tokens=reply.tokens, cost_usd=reply.cost_usd if not reply.unpriced else None, cached=reply.cached)
+            if reply.cached_tokens:
+                entry.update(cached_tokens=reply.cached_tokens, cached_cost_usd=reply.cached_cost_usd if not reply.unpriced else None)
             if reply.detail:
                 entry["detail"] = reply.detail
         if self.trial is not None:
@@ -303,9 +317,11 @@ class _Run:
             solvable=solvable, max_steps_from=self.max_steps_from, reference_from=reference_from(task, self.limits),
             invalid_actions=self.invalid, tool_calls=dict(self.tools), reprompts=self.reprompts, exhausted_steps=self.exhausted,
             repeated_transitions=self.repeated, prompt_tokens=self.tokens[0], completion_tokens=self.tokens[1],
-            cost_usd=round(self.dollars, 8), requests=self.requests, seconds=round(time.perf_counter() - self.started, 6),
+            cost_usd=None if self.unpriced else round(self.dollars, 8), requests=self.requests,
+            seconds=round(time.perf_counter() - self.started, 6),
             declaration=declaration, error=error, final_state_hash=state_hash(self.state), trajectory=self.trajectory,
-            final_state=self.state)
+            final_state=self.state, cached_tokens=self.cached[0],
+            cached_cost_usd=None if self.unpriced else round(self.cached[1], 8), unpriced=self.unpriced)
 
 
 def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | None = None,

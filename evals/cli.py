@@ -6,6 +6,7 @@
     plan-eval problems/async/*.json --out runs/a --resume  # continue an interrupted run
     plan-eval report runs/a [runs/b]                       # rebuild the tables, or compare two runs
     plan-eval prompt problems/sync/01_cheese_sandwich_s126.json --strategy io   # what the model is sent first
+    plan-eval problems/sync/*.json --agent llm --model openai/gpt-4o-mini --samples 5   # pass@1 and pass@5
 
 Exit codes: 0 every episode ran and was scored; 1 some problem could not be loaded, or some
 episode could not be scored (`metric-error`), killed its worker twice (`worker-died`) or could not
@@ -135,6 +136,18 @@ def _stopped(exc, folder: Path) -> None:
               help="Seconds to wait for each LLM request (default 60); --episode-time also cuts a request short.")
 @click.option("--llm-retries", type=click.IntRange(0), default=None,
               help="Retries of an LLM request after a rate limit, timeout, connection error or 5xx (default 4).")
+@click.option("--cache", "cache_mode", type=click.Choice(("on", "off", "read", "write", "refresh")), default=None,
+              help="How the llm agent uses its reply cache, which lives in $GROUNDPLAN_CACHE/llm (default "
+                   "~/.cache/groundplan/llm) and is keyed by the whole request and the episode's seed. "
+                   "on (default): replay cached replies, ask and store the rest. off: no cache, every request is asked "
+                   "and nothing stored. read: replay cached replies, ask the rest without storing them (the cache is left "
+                   "as it is). write: never replay; ask every request and store the replies the cache has no entry for "
+                   "(entries already there are kept). refresh: never replay; ask every request and store every reply, "
+                   "replacing the entries there. Replayed tokens and dollars are reported apart from those spent.")
+@click.option("--llm-seed/--no-llm-seed", default=None,
+              help="Send each request's seed (drawn from the episode's) to providers that take one (OpenAI and "
+                   "compatible servers, vLLM, Ollama, ...; never Anthropic). Default: on; --no-llm-seed for a server "
+                   "that refuses the field. The seed is in the cache key either way.")
 @click.option("--plans", type=click.Path(exists=True), help="Plan file or folder for --agent replay.")
 @click.option("--out", type=click.Path(file_okay=False), help="Run folder (default: runs/plan-eval-DATE-TIME).")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
@@ -148,7 +161,13 @@ def _stopped(exc, folder: Path) -> None:
 @click.option("--ray-address", metavar="ADDRESS", help="The Ray cluster to run on (HOST:PORT of its head, or 'auto' on a "
                                                        "node of it); default: a local instance, stopped at the end.")
 @click.option("--resume", is_flag=True, help="Continue the run in --out, skipping finished episodes.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The run's seed: each episode's is drawn from it, the agent, the problem and the sample, so another "
+                   "--seed gives an llm agent other requests (new replies, not the cache's) and the same one replays them.")
+@click.option("--samples", type=click.IntRange(1), default=1, show_default=True,
+              help="Episodes per problem and agent, each with its own id (LABEL::REF, then LABEL::REF@s1, @s2, ...) and "
+                   "seed; the summary adds pass@1 and pass@N (unbiased, per problem then averaged), the success rate "
+                   "stays the mean over all episodes. --resume may raise it to add samples.")
 @click.option("--max-steps", type=click.IntRange(1), help="Step cap for every episode (overrides the factor).")
 @click.option("--max-steps-factor", type=float, help="Step cap = ceil(F x reference cost); default: the world's (1.5 for the kitchen).")
 @click.option("--episode-time", type=float, help="Wall-clock seconds per episode.")
@@ -172,8 +191,8 @@ def _stopped(exc, folder: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
 @handles_errors
-def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, plans, out, workers, concurrency,
-        backend, ray_address, resume, seed, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
+def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, cache_mode, llm_seed, plans, out,
+        workers, concurrency, backend, ray_address, resume, seed, samples, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
         observations, fmt, plot):
     """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
     from engine.errors import GroundplanError
@@ -193,7 +212,8 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
     if "replay" in agents and not plans:
         raise GroundplanError("--agent replay needs --plans FILE_OR_FOLDER")
     # only what the user gave, so a run folder made before an option existed resumes with the same command
-    given = {"temperature": temperature, "timeout": llm_timeout, "max_retries": llm_retries}
+    given = {"temperature": temperature, "timeout": llm_timeout, "max_retries": llm_retries, "cache": cache_mode,
+             "send_seed": False if llm_seed is False else None}
     llm_options = {name: value for name, value in given.items() if value is not None}
     specs = R.agent_specs(agents or ("oracle", "random"), model=model, strategy=strategy, plans=plans, api_base=api_base,
                           llm_options=llm_options)
@@ -206,7 +226,7 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
     settings = R.Settings(seed=seed, max_steps=max_steps, max_steps_factor=max_steps_factor, episode_seconds=episode_time,
                           steps_to_go_time=steps_to_go_time, record_observations=observations, budget=budget,
                           episode_memory=episode_memory, reference=None if reference == "plan" else reference,
-                          reference_time=reference_time)
+                          reference_time=reference_time, samples=samples)
     from .store import StoreError
 
     try:
@@ -308,6 +328,10 @@ def _compare(a: list[dict], b: list[dict]) -> list[dict]:
             e = index.get(key, {})
             for field in ("episodes", "success_rate", "mean_optimality", "invalid_actions", "cost_usd"):
                 entry[f"{field} {side}"] = e.get(field)
+            if e.get("unpriced_episodes"):  # dollars not known for every episode: said, not shown as a number
+                from .summary import _cell
+
+                entry[f"cost_usd {side}"] = _cell(e, "cost_usd")
         out.append(entry)
     return out
 

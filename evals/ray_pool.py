@@ -225,11 +225,11 @@ def _how(exc) -> str:
 def _portable(job: tuple) -> tuple:
     """The job as a node sees it: the replay agent's plans by absolute path (a worker's folder is
     not the driver's; on a cluster the path must be on storage every node mounts)."""
-    ref, spec, settings = job
+    ref, spec, *rest = job  # settings, and the sample when there is one
     plans = dict(spec.options).get("plans")
     if plans and not os.path.isabs(plans):
         import dataclasses
 
         options = tuple((k, os.path.abspath(v) if k == "plans" else v) for k, v in spec.options)
         spec = dataclasses.replace(spec, options=options)
-    return ref, spec, settings
+    return (ref, spec, *rest)

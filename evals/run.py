@@ -5,6 +5,13 @@ seed and that id, never from the order of execution, so `--workers 1`, `--worker
 `--backend ray` (`evals.ray_pool`) give the same episodes, and `--resume` can skip what is
 already written.
 
+`--samples N` runs each (problem, agent) N times, as N episodes: sample 0 is the episode a run
+without the option has (its id `LABEL::REF` and its seed unchanged, so older run folders resume
+and compare), sample i > 0 has the id `LABEL::REF@sI` and a seed drawn from the same three and i
+(`episode_id`, `episode_seed`). An LLM agent's replies are cached by the episode's seed
+(`agents/llm/cache.py`), so each sample asks the model anew, and a rerun replays each sample's own.
+A job is (ref, spec, settings) or (ref, spec, settings, sample) (`job_parts`).
+
 Jobs go to the workers problem by problem (every agent's episode of one problem in one batch), so
 a problem is loaded and grounded once per worker however many agents are compared: grounding is
 most of an episode's time in worlds of many small problems (GRASP: about 28 of 32 ms).
@@ -90,6 +97,7 @@ class Settings:
     episode_memory: float | None = None  # MB of address space per episode (worker), beyond the worker's size at start
     reference: str | None = None  # what scores are measured against (REFERENCES); None: 'plan', as before the option
     reference_time: float | None = None  # seconds of the optimal planner per problem under 'optimum' (None: REFERENCE_TIME)
+    samples: int = 1  # episodes per (problem, agent): --samples
 
 
 # --reference: 'plan' the stored optimum, else the stored upper bound (a plan's cost); 'optimum' also
@@ -99,13 +107,27 @@ REFERENCES = ("plan", "optimum", "none")
 REFERENCE_TIME = 30.0
 
 
-def episode_id(label: str, ref: str) -> str:
-    return f"{label}::{ref}"
+def episode_id(label: str, ref: str, sample: int = 0) -> str:
+    """`LABEL::REF` for sample 0 (the only one without --samples), `LABEL::REF@sI` for sample I."""
+    return f"{label}::{ref}" + (f"@s{int(sample)}" if sample else "")
 
 
-def episode_seed(seed: int, label: str, ref: str) -> int:
-    digest = hashlib.sha256(f"{seed}|{label}|{ref}".encode()).digest()
+def episode_seed(seed: int, label: str, ref: str, sample: int = 0) -> int:
+    text = f"{seed}|{label}|{ref}" + (f"|{int(sample)}" if sample else "")
+    digest = hashlib.sha256(text.encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def job_parts(job: tuple) -> tuple:
+    """(ref, spec, settings, sample) of a job, which may leave out the sample (0)."""
+    ref, spec, settings = job[:3]
+    return ref, spec, settings, (job[3] if len(job) > 3 else 0)
+
+
+def job_id(job: tuple) -> str:
+    """The id of a job's episode (the pools' key)."""
+    ref, spec, _, sample = job_parts(job)
+    return episode_id(spec.label, ref, sample)
 
 
 def problem_set(ref: str) -> str:
@@ -253,8 +275,8 @@ def run_job(job: tuple) -> dict:
     """One episode (in a worker process or thread): a line for episodes.jsonl, or a load error.
 
     Never raises: what goes wrong in the episode is its outcome (see the module docstring)."""
-    ref, spec, settings = job
-    eid = episode_id(spec.label, ref)
+    ref, spec, settings, sample = job_parts(job)
+    eid = episode_id(spec.label, ref, sample)
     task, stage = None, AGENT_ERROR
     try:
         from agents import Limits, run_episode
@@ -270,7 +292,7 @@ def run_job(job: tuple) -> dict:
             return {"id": eid, "load_error": str(exc), "problem_ref": ref}
         except Exception as exc:  # a bug the problem triggers in the engine: the problem is reported, the run goes on
             return {"id": eid, "load_error": f"{ref}: could not be loaded ({type(exc).__name__}: {exc})", "problem_ref": ref}
-        seed = episode_seed(settings.seed, spec.label, ref)
+        seed = episode_seed(settings.seed, spec.label, ref, sample)
         given, given_from = episode_reference(ref, task, settings)
         limits = Limits(settings.max_steps, settings.max_steps_factor, settings.episode_seconds, settings.budget, given, given_from)
         agent = spec.make()
@@ -284,6 +306,8 @@ def run_job(job: tuple) -> dict:
                    seed=seed, world=task.domain.name, plugin_world=task.domain.plugin_world)
         if getattr(agent, "strategy", None):  # the prompt strategy that ran (a world's default when none was named)
             row["strategy"] = agent.strategy
+        if sample:
+            row["sample"] = sample
         return row
     except MemoryError:
         return failed_row(job, MEMOUT, _memout_message(settings, loading=task is None), task)
@@ -308,7 +332,7 @@ def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
     has none of its world's own metrics."""
     from agents.loop import Episode, Limits, reference, reference_from
 
-    ref, spec, settings = job
+    ref, spec, settings, sample = job_parts(job)
     limits = Limits(reference=None, reference_from=None)
     if task is not None:
         try:
@@ -339,8 +363,10 @@ def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
             level = _difficulty(data.get("metadata"), data.get("optimal"))
         except Exception:
             level = "unknown"
-    row.update(id=episode_id(spec.label, ref), problem_ref=ref, problem_set=problem_set(ref), difficulty=level, agent_label=spec.label,
-               seed=episode_seed(settings.seed, spec.label, ref), world=world, unscored=True)
+    row.update(id=episode_id(spec.label, ref, sample), problem_ref=ref, problem_set=problem_set(ref), difficulty=level,
+               agent_label=spec.label, seed=episode_seed(settings.seed, spec.label, ref, sample), world=world, unscored=True)
+    if sample:
+        row["sample"] = sample
     return row
 
 
@@ -415,7 +441,7 @@ class Progress:
         else:
             self.successes += bool(row.get("success"))
             self.tokens += row.get("tokens", 0)
-            self.dollars += row.get("cost_usd", 0.0)
+            self.dollars += row.get("cost_usd") or 0.0
         if self.bar is not None:
             self.bar.set_postfix_str(f"success {self.successes}/{self.done - len(self.errors)} tokens {self.tokens} ${self.dollars:.4f}",
                                      refresh=False)
@@ -467,12 +493,19 @@ def _comparable(m: dict) -> dict:
     # a setting added later with its default (None) matches a manifest written before it existed
     # (and a newer setting given its default value, e.g. --reference plan, matches one without it)
     settings = {k: v for k, v in (m.get("settings") or {}).items()
-                if k not in NEW_SETTINGS or (v is not None and v != NEW_SETTING_DEFAULTS.get(k))}
-    return {"agents": m.get("agents"), "settings": settings, "problems": m.get("problems")}
+                if k not in UNCOMPARED_SETTINGS and (k not in NEW_SETTINGS or (v is not None and v != NEW_SETTING_DEFAULTS.get(k)))}
+    agents = [dict(a, options={k: v for k, v in (a.get("options") or {}).items() if k not in UNCOMPARED_OPTIONS})
+              if isinstance(a, dict) else a for a in (m.get("agents") or [])]
+    return {"agents": agents, "settings": settings, "problems": m.get("problems")}
 
 
 NEW_SETTINGS = ("budget", "episode_memory", "reference", "reference_time")  # settings newer than some run folders
 NEW_SETTING_DEFAULTS = {"reference": "plan"}  # what a newer setting left at None means
+# what a resumed run may change: the number of samples (more adds episodes, fewer reports the first
+# ones; an episode's id and seed do not depend on it), and how the LLM cache is used (a reply's
+# source, not what is asked)
+UNCOMPARED_SETTINGS = ("samples",)
+UNCOMPARED_OPTIONS = ("cache",)
 
 
 BACKENDS = ("local", "ray")
@@ -513,7 +546,8 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
     found = store.repair_episodes(folder)
     _tell_repair(found, folder, say)
     done = {row["id"] for row in found.rows}
-    jobs = [(ref, spec, settings) for ref in refs for spec in specs if episode_id(spec.label, ref) not in done]
+    samples = range(max(1, settings.samples))
+    jobs = [(ref, spec, settings, i) for ref in refs for spec in specs for i in samples if episode_id(spec.label, ref, i) not in done]
     progress = Progress(len(jobs))
     writer = store.EpisodeWriter(folder)
     errors: list[dict] = []
@@ -522,7 +556,7 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
         if backend == "ray":
             from .ray_pool import RayPool
 
-            pool = RayPool(key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row, threads=threads,
+            pool = RayPool(key=job_id, died=worker_died_row, threads=threads,
                            address=ray_address, cpus=None if ray_address else workers, say=say, local=run_job)
             with closing(pool.run(batches(jobs, threads, workers or 2))) as rows:
                 for row in rows:
@@ -534,7 +568,7 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
         else:
             from .pool import Pool
 
-            pool = Pool(workers or 1, run_job, key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row,
+            pool = Pool(workers or 1, run_job, key=job_id, died=worker_died_row,
                         memory_mb=settings.episode_memory, threads=threads,
                         after_batch=forget_tasks if settings.episode_memory else None)
             with closing(pool.run(batches(jobs, threads, workers or 1))) as rows:
@@ -545,7 +579,7 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
             writer.close()
         finally:
             progress.close()
-    wanted = {episode_id(s.label, ref) for s in specs for ref in refs}  # once: inside the filter it cost O(rows x refs)
+    wanted = {episode_id(s.label, ref, i) for s in specs for ref in refs for i in samples}  # once: in the filter it cost O(rows x refs)
     rows = [r for r in store.read_episodes(folder) if r["id"] in wanted]
     return rows, errors
 

@@ -1,6 +1,17 @@
 """Summaries of a run: grouped by agent, problem set and difficulty; as a terminal table,
 Markdown, CSV and JSON. Computed from the episode lines alone, in sorted order, so a resumed or
-parallel run summarises exactly like an uninterrupted serial one."""
+parallel run summarises exactly like an uninterrupted serial one.
+
+With several samples per problem (`plan-eval --samples N`), the success rate stays the mean over
+all episodes, and a group also has `samples` (N, the most any of its problems has), `pass@1` and
+`pass@N`: the unbiased estimator of Chen et al. (2021), 1 - C(n-c, k) / C(n, k) for a problem of n
+samples of which c succeeded, per problem, then averaged over the problems with at least k samples.
+
+Tokens and dollars are those spent by the run; what was replayed from the LLM cache is apart
+(`cached_tokens`, `cached_cost_usd`: what those replies cost when first asked). Dollars of a model
+litellm has no price for are unknown, not 0: a group none of whose episodes could be priced shows
+`unknown`; one where some could shows `>=` the priced part, and a note says how many were not
+(`unpriced_episodes`)."""
 from __future__ import annotations
 
 import csv
@@ -10,8 +21,10 @@ from collections import defaultdict
 
 from .metrics import OPTIMALITY_BINS, STEPS_TO_GO_BINS, plugin
 
-COLUMNS = ("agent", "problem_set", "difficulty", "episodes", "success_rate", "mean_optimality", *(f"opt {b}" for b in OPTIMALITY_BINS),
-           *(f"togo {b}" for b in STEPS_TO_GO_BINS), "togo dead-end", "togo unknown", "mean_steps", "invalid_actions", "tokens", "cost_usd", "reference_proven")
+COLUMNS = ("agent", "problem_set", "difficulty", "episodes", "success_rate", "samples", "pass@1", "mean_optimality",
+           *(f"opt {b}" for b in OPTIMALITY_BINS), *(f"togo {b}" for b in STEPS_TO_GO_BINS), "togo dead-end", "togo unknown",
+           "mean_steps", "invalid_actions", "tokens", "cost_usd", "cached_tokens", "cached_cost_usd", "unpriced_episodes",
+           "reference_proven")
 
 
 def _mean(values):
@@ -32,7 +45,7 @@ def group(rows: list[dict]) -> dict:
         "invalid_actions": sum(r.get("invalid_actions", 0) for r in rows),
         "repeated_transitions": sum(r.get("repeated_transitions", 0) for r in rows),
         "tokens": sum(r.get("tokens", 0) for r in rows),
-        "cost_usd": round(sum(r.get("cost_usd", 0.0) for r in rows), 6),
+        **_dollars(rows),
         "reference_proven": sum(1 for r in rows if r.get("reference_proven")) / episodes if episodes else None,
         "outcomes": dict(sorted(_count(r.get("outcome") for r in rows).items())),
     }
@@ -44,6 +57,46 @@ def group(rows: list[dict]) -> dict:
     # and the rest (no reference to measure against, or not proven within --steps-to-go-time)
     out["togo dead-end"] = sum(1 for r in failures if r.get("steps_to_go_bin") is None and r.get("dead_end"))
     out["togo unknown"] = sum(1 for r in failures if r.get("steps_to_go_bin") is None and not r.get("dead_end"))
+    out.update(pass_at(rows))
+    return out
+
+
+def _unpriced(row: dict) -> bool:
+    return row.get("cost_usd", 0.0) is None or bool(row.get("unpriced"))
+
+
+def _dollars(rows: list[dict]) -> dict:
+    """Spent and cached tokens and dollars; dollars None when no episode could be priced."""
+    priced = [r for r in rows if not _unpriced(r)]
+    unpriced = len(rows) - len(priced)
+    out = {"cost_usd": round(sum(r.get("cost_usd") or 0.0 for r in priced), 6) if priced else None,
+           "cached_tokens": sum(r.get("cached_tokens", 0) for r in rows),
+           "cached_cost_usd": round(sum(r.get("cached_cost_usd") or 0.0 for r in priced), 6) if priced else None,
+           "unpriced_episodes": unpriced}
+    return out
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of one problem: n samples, c of them successes (Chen et al. 2021)."""
+    from math import comb
+
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def pass_at(rows: list[dict]) -> dict:
+    """{'samples': N, 'pass@1': ..., 'pass@N': ...} when some problem has several samples, else {}."""
+    by_problem = defaultdict(list)
+    for r in rows:
+        by_problem[r.get("problem_ref") or r.get("file") or r["id"]].append(bool(r.get("success")))
+    most = max((len(v) for v in by_problem.values()), default=0)
+    if most < 2:
+        return {}
+    out = {"samples": most}
+    for k in (1, most):
+        scored = [pass_at_k(len(v), sum(v), k) for v in by_problem.values() if len(v) >= k]
+        out[f"pass@{k}"] = sum(scored) / len(scored) if scored else None
     return out
 
 
@@ -101,6 +154,23 @@ def notes(rows: list[dict]) -> list[str]:
                 computed[r["reference_from"]].add(r.get("problem_ref") or r["id"])
         for source, refs in sorted(computed.items()):
             out.append(f"{pset}: reference of {len(refs)} problem(s): {source}")
+    out += _price_notes(rows)
+    return out
+
+
+def _price_notes(rows: list[dict]) -> list[str]:
+    """Per agent and problem set: the episodes whose dollars are unknown (a model litellm has no price for)."""
+    by_group = defaultdict(list)
+    for r in rows:
+        by_group[(r.get("agent_label") or r.get("agent"), r["problem_set"])].append(r)
+    out = []
+    for (agent, pset), members in sorted(by_group.items(), key=lambda item: (str(item[0][0]), str(item[0][1]))):
+        unknown = sum(1 for r in members if _unpriced(r))
+        if unknown:
+            said = ("so its dollars are unknown" if unknown == len(members) else
+                    f"so cost_usd and cached_cost_usd count only the other {len(members) - unknown} (a lower bound)")
+            out.append(f"{agent} on {pset}: {unknown} of {len(members)} episode(s) used a model litellm has no price for "
+                       f"(not in its cost map), {said}.")
     return out
 
 
@@ -147,16 +217,43 @@ def _fmt(value) -> str:
     return str(value)
 
 
+DOLLARS = ("cost_usd", "cached_cost_usd")
+
+
+def _cell(entry: dict, column: str) -> str:
+    """A cell as the table, Markdown and CSV show it: dollars no price is known for are 'unknown',
+    and a sum that leaves some out is a lower bound."""
+    value = entry.get(column)
+    if column in DOLLARS and entry.get("unpriced_episodes"):
+        return "unknown" if value is None else f">={_fmt(value)}"
+    return _fmt(value)
+
+
 TABLE = ("agent", "problem_set", "episodes", "success_rate", "mean_optimality", "opt =1", "opt (1,1.25]", "opt (1.25,1.5]",
          "togo [0,0.5]", "togo (0.5,1]", "togo >1", "togo dead-end", "invalid_actions", "tokens", "cost_usd")
 
 
+def _shown(entries: list[dict], columns) -> list[str]:
+    """`columns`, with those that say something in these entries: pass@k after the success rate
+    when there are several samples, what was replayed from the cache after the dollars spent."""
+    columns = list(columns)
+    passes = sorted({k for e in entries for k in e if k.startswith("pass@")}, key=lambda k: int(k[5:]))
+    if passes and "success_rate" in columns:
+        at = columns.index("success_rate") + 1
+        columns[at:at] = ["samples"] + passes
+    if any(e.get("cached_tokens") for e in entries) and "cost_usd" in columns:
+        at = columns.index("cost_usd") + 1
+        columns[at:at] = ["cached_tokens", "cached_cost_usd"]
+    return columns
+
+
 def table(entries: list[dict], columns=TABLE) -> str:
     """A plain-text table for the terminal."""
-    extra = [k for e in entries for k in e if k not in columns and k not in COLUMNS and k not in
+    columns = _shown(entries, columns)
+    extra = [k for e in entries for k in e if k not in columns and k not in COLUMNS and not k.startswith("pass@") and k not in
              ("successes", "repeated_transitions", "outcomes", "togo unknown", "difficulty")]
     columns = list(columns) + sorted(set(extra), key=extra.index)
-    cells = [[_fmt(e.get(c)) for c in columns] for e in entries]
+    cells = [[_cell(e, c) for c in columns] for e in entries]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
@@ -165,8 +262,9 @@ def table(entries: list[dict], columns=TABLE) -> str:
 
 def markdown(summary: dict) -> str:
     def md(entries, columns):
+        columns = _shown(entries, columns)
         head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n"
-        return head + "\n".join("| " + " | ".join(_fmt(e.get(c)) for c in columns) + " |" for e in entries)
+        return head + "\n".join("| " + " | ".join(_cell(e, c) for c in columns) + " |" for e in entries)
 
     said = summary.get("notes") or []
     return ("# plan-eval summary\n\n## By agent and problem set\n\n" + md(summary["by_set"], TABLE) +
@@ -178,11 +276,15 @@ def to_csv(summary: dict) -> str:
     buffer = io.StringIO()
     entries = [dict(e, level="problem_set") for e in summary["by_set"]] + [dict(e, level="difficulty") for e in summary["by_difficulty"]]
     keys = ["level"] + [c for c in COLUMNS if any(c in e for e in entries)]
+    passes = sorted({k for e in entries for k in e if k.startswith("pass@") and k not in keys}, key=lambda k: int(k[5:]))
+    if passes:
+        at = keys.index("pass@1") + 1 if "pass@1" in keys else len(keys)
+        keys[at:at] = passes
     keys += sorted({k for e in entries for k in e} - set(keys) - {"outcomes"})
     writer = csv.DictWriter(buffer, fieldnames=keys, extrasaction="ignore")
     writer.writeheader()
     for e in entries:
-        writer.writerow({k: e.get(k) for k in keys})
+        writer.writerow({k: ("unknown" if k in DOLLARS and e.get(k) is None and e.get("unpriced_episodes") else e.get(k)) for k in keys})
     return buffer.getvalue()
 
 

@@ -122,7 +122,9 @@ def test_a_rerun_is_served_from_the_cache(task, plan, tmp_path):
         again = run_episode(task, _agent(server, tmp_path, temperature=0.0))
         assert server.requests == []
     assert again.success and again.requests == 0
-    assert (again.prompt_tokens, again.completion_tokens, again.cost_usd) == (first.prompt_tokens, first.completion_tokens, first.cost_usd)
+    # nothing was spent by the rerun: what its replies cost when first asked is counted apart
+    assert (again.prompt_tokens, again.completion_tokens, again.cost_usd) == (0, 0, 0.0)
+    assert (again.cached_tokens, again.cached_cost_usd) == (first.tokens, first.cost_usd) and first.cached_tokens == 0
     assert all(step["cached"] for step in again.trajectory)
 
 

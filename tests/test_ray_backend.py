@@ -136,6 +136,27 @@ def test_local_workers_and_ray_give_the_same_episodes_and_table(tmp_path, cluste
     assert manifests[0]["problems"] == manifests[1]["problems"] and manifests[0]["settings"] == manifests[1]["settings"]
 
 
+def test_samples_on_ray_are_the_local_samples(tmp_path, cluster):
+    """--samples N: every sample's line (id LABEL::REF@sI, its own seed) is the one local workers write."""
+    common = KITCHEN[:2] + ["--agent", "random", "--samples", "3"] + FAST
+    local = CliRunner().invoke(run, common + ["--out", str(tmp_path / "local"), "--workers", "2"], catch_exceptions=False)
+    on_cluster = _plan_eval(common + ["--out", str(tmp_path / "cluster"), "--backend", "ray", "--ray-address", cluster])
+    assert local.exit_code == 0 and on_cluster.returncode == 0, local.output + on_cluster.stderr[-2000:]
+    reference = _episodes(tmp_path / "local")
+    assert set(reference) == {f"random::{ref}{s}" for ref in KITCHEN[:2] for s in ("", "@s1", "@s2")}
+    assert _episodes(tmp_path / "cluster") == reference
+    assert _table(on_cluster.stdout) == _table(local.stdout) and "pass@3" in local.stdout
+
+
+def test_a_sample_reaches_a_node_with_its_job():
+    from evals.ray_pool import _portable
+    from evals.run import job_id
+
+    job = _job("a.json") + (2,)
+    assert _portable(job) == job and job_id(_portable(job)) == "oracle::a.json@s2"
+    assert _portable(_job("a.json")) == _job("a.json") and job_id(_job("a.json")) == "oracle::a.json"
+
+
 def _raylets() -> set[int]:
     return {pid for pid, _ in processes() if b"raylet" in _cmdline(pid)}
 

@@ -41,7 +41,8 @@ class LLMAgent(Agent):
 
     def __init__(self, model: str, strategy: str | None = None, api_base: str | None = None, api_key: str | None = None,
                  temperature: float | None = None, max_tokens: int | None = None, system_prompt: str | None = None,
-                 examples: list[str] | None = None, cache_dir: str | None = None, no_cache: bool = False,
+                 examples: list[str] | None = None, cache_dir: str | None = None, no_cache: bool = False, cache: str = "on",
+                 send_seed: bool = True,
                  timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0, concurrency: int = 8,
                  history: str | None = None, max_reply_chars: int | None = MAX_REPLY_CHARS):
         from ..profile import check_strategy
@@ -66,9 +67,10 @@ class LLMAgent(Agent):
         self.given_params = params
         from .cache import DiskCache
 
-        cache = False if no_cache else DiskCache(cache_dir) if cache_dir else None
-        self.client = Client(model, api_base=api_base, api_key=api_key, cache=cache, timeout=timeout, max_retries=max_retries,
-                             backoff=backoff, concurrency=concurrency, params=params)
+        # `cache`: how the reply cache is used (agents/llm/cache.py MODES; no_cache is mode 'off')
+        store = False if no_cache or cache == "off" else DiskCache(cache_dir) if cache_dir else None
+        self.client = Client(model, api_base=api_base, api_key=api_key, cache=store, timeout=timeout, max_retries=max_retries,
+                             backoff=backoff, concurrency=concurrency, params=params, cache_mode=cache, send_seed=send_seed)
         self.api_base = api_base
 
     def reset(self, task, seed=None) -> None:
@@ -123,13 +125,14 @@ class LLMAgent(Agent):
         """One model call, appended to `completions` (the answer's calls so far).
 
         A request asked again in the same episode is numbered, so the cache gives the model a
-        fresh try rather than its first reply, and a rerun replays the same replies in order.
+        fresh try rather than its first reply, and a rerun replays the same replies in order; the
+        episode's seed goes with every request, so another seed or sample draws new replies.
         When the call fails, what the answer spent so far goes on the exception (`spent`)."""
         key = self.client.key(messages)
         repeat = self._asked.get(key, 0)
         self._asked[key] = repeat + 1
         try:
-            completion = self.client.complete(messages, repeat=repeat, deadline=self.deadline)
+            completion = self.client.complete(messages, repeat=repeat, deadline=self.deadline, seed=getattr(self, "seed", None))
         except ModelCallError as exc:
             exc.spent = self._reply("", completions + [Completion("", 0, 0, 0.0, False, exc.requests)], {})
             raise
@@ -140,9 +143,15 @@ class LLMAgent(Agent):
         return cut(text, self.max_reply_chars)
 
     def _reply(self, text: str, completions: list, detail: dict) -> Reply:
-        return Reply(self._cut(text), sum(c.prompt_tokens for c in completions), sum(c.completion_tokens for c in completions),
-                     sum(c.cost_usd for c in completions), all(c.cached for c in completions), sum(c.requests for c in completions),
-                     detail)
+        """The reply and its cost: spent (requests made now) apart from replayed (cache hits)."""
+        spent = [c for c in completions if not c.cached]
+        replayed = [c for c in completions if c.cached]
+        return Reply(self._cut(text), sum(c.prompt_tokens for c in spent), sum(c.completion_tokens for c in spent),
+                     sum(c.cost_usd for c in spent if c.cost_known), all(c.cached for c in completions),
+                     sum(c.requests for c in completions), detail,
+                     cached_tokens=sum(c.prompt_tokens + c.completion_tokens for c in replayed),
+                     cached_cost_usd=sum(c.cost_usd for c in replayed if c.cost_known),
+                     unpriced=sum(1 for c in completions if not c.cost_known))
 
     # ------------------------------------------------------------ open loop
     def plan(self, observation: Observation) -> Reply:

@@ -14,6 +14,18 @@ number, so caches written before the number existed still hit. Skipping the cach
 would also give a fresh try, but a rerun would then ask the model again and could take another
 path; numbering every call by its place in the episode would work too, but would change every key
 after the first call and stop episodes that open with the same prompt from sharing its reply.
+
+The episode's seed is part of the key too (`plan-eval` derives it from `--seed`, the agent, the
+problem and the sample, `evals.run.episode_seed`): a rerun with the same seed replays its
+replies, while another seed, or another sample of the same problem (`--samples`), draws new ones
+instead of replaying the first sample's. A request made without a seed (an agent used outside
+plan-eval) has none in its key, like every key written before the seed was in it; plan-eval's
+own episodes always have one, so their entries written before that are no longer hit.
+
+Where the cache lives: `GROUNDPLAN_CACHE`/llm when that variable is set, else
+`$XDG_CACHE_HOME/groundplan/llm` (`~/.cache/groundplan/llm`). How a run uses it is its mode
+(`MODES`, plan-eval's `--cache`); a reply served from it costs nothing now, and is accounted
+apart from what was spent (`agents.base.Reply`).
 """
 from __future__ import annotations
 
@@ -33,11 +45,33 @@ def default_dir() -> Path:
 FIELDS = {"text": str, "prompt_tokens": int, "completion_tokens": int, "cost_usd": (int, float)}
 
 
-def request_key(model: str, messages: list, params: dict, repeat: int = 0) -> str:
-    """`repeat`: how many times the same request was asked before in the episode (0: first time)."""
+# How a run uses the cache (plan-eval --cache): (read entries, write replies, replace an entry there)
+MODES = {
+    "on": (True, True, True),         # the default: replay what is there; ask what is not, and store it
+    "off": (False, False, False),     # no cache: ask every request, store nothing
+    "read": (True, False, False),     # read only: replay what is there; ask what is not, store nothing
+    "write": (False, True, False),    # write only: ask every request; store a reply where there is no entry yet
+    "refresh": (False, True, True),   # ask every request again; store its reply, replacing the entry
+}
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        from engine.errors import GroundplanError, did_you_mean
+
+        hint = did_you_mean(str(mode), list(MODES))
+        raise GroundplanError(f"'{mode}' is not a cache mode" + (f" ({hint})" if hint else "") + f": choose from {', '.join(MODES)}")
+    return mode
+
+
+def request_key(model: str, messages: list, params: dict, repeat: int = 0, seed: int | None = None) -> str:
+    """`repeat`: how many times the same request was asked before in the episode (0: first time);
+    `seed`: the episode's seed (None: none, as in keys written before the seed was in them)."""
     request = {"model": model, "messages": messages, "params": params}
     if repeat:
         request["repeat"] = int(repeat)
+    if seed is not None:
+        request["seed"] = int(seed)
     blob = json.dumps(request, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -62,11 +96,14 @@ class DiskCache:
             return None  # absent, or unreadable: ask again
         return entry if usable(entry) else None  # damaged ({}, a field missing): ask again, and put() replaces it
 
-    def put(self, key: str, value: dict) -> None:
+    def put(self, key: str, value: dict, replace: bool = True) -> None:
         """Best effort: a cache that cannot be written (disk full, read-only) must not cost the
-        reply that was just paid for; the next run simply asks again."""
+        reply that was just paid for; the next run simply asks again. `replace=False` keeps a
+        usable entry already there (--cache write)."""
         path = self._path(key)
         tmp = None
+        if not replace and self.get(key) is not None:
+            return
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")

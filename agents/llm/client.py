@@ -12,6 +12,15 @@ so a server that hangs costs an episode about five minutes, not more. A caller w
 left, no backoff sleeps past it, and once it has passed the call ends with DeadlineReached.
 A call that fails for good says how many requests it made (`ModelCallError.requests`), since
 they were made, and may have been paid for, even though no reply came back.
+
+A request carries the episode's seed (`seed`): it is part of the cache key (cache.py), and it is
+sent to the provider as the `seed` parameter where litellm says the provider takes one (OpenAI and
+OpenAI-compatible servers, vLLM, Ollama, Mistral, Groq, Gemini, ...; not Anthropic, which would
+refuse it), so a provider that honours it samples reproducibly. What is sent is a 31-bit number
+drawn from the episode's seed and the request's repeat number (a re-prompt must not be told the
+same seed as the request it repeats); `send_seed=False` (plan-eval --no-llm-seed) sends none, for a
+server that refuses the field. A price litellm does not know is said (`Completion.cost_known`),
+never counted as $0.
 """
 from __future__ import annotations
 
@@ -82,28 +91,37 @@ class Client:
 
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, cache: DiskCache | None | bool = None,
                  timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0, max_backoff: float = 60.0,
-                 concurrency: int = 8, params: dict | None = None):
+                 concurrency: int = 8, params: dict | None = None, cache_mode: str = "on", send_seed: bool = True):
+        from .cache import MODES, check_mode
+
         self.model, self.api_base, self._api_key = model, api_base, api_key
         self.cache = DiskCache() if cache is None or cache is True else (cache or None)
+        self.reads, self.writes, self.replaces = MODES[check_mode(cache_mode)]
+        self.send_seed = bool(send_seed)
+        self._seeded: bool | None = None  # does the provider take a seed (asked of litellm once)
         self.timeout, self.max_retries = float(timeout), int(max_retries)
         self.backoff, self.max_backoff = backoff, max_backoff
         self.slots = _slots(max(1, int(concurrency)))
         self.params = dict(params or {})
 
-    def key(self, messages: list[dict], repeat: int = 0) -> str:
+    def key(self, messages: list[dict], repeat: int = 0, seed: int | None = None) -> str:
         """The cache key of a request (where it is served from is not part of the request)."""
-        return request_key(self.model, messages, self.params, repeat)
+        return request_key(self.model, messages, self.params, repeat, seed)
 
-    def complete(self, messages: list[dict], repeat: int = 0, deadline: float | None = None) -> Completion:
+    def complete(self, messages: list[dict], repeat: int = 0, deadline: float | None = None, seed: int | None = None) -> Completion:
         """The reply to `messages`. `repeat`: how many times the caller asked the same before (a
-        fresh reply each time, see cache.py); `deadline`: a time.monotonic() instant not to pass."""
-        key = self.key(messages, repeat)
-        if self.cache is not None:
+        fresh reply each time, see cache.py); `deadline`: a time.monotonic() instant not to pass;
+        `seed`: the episode's seed (in the key, and sent where the provider takes one)."""
+        key = self.key(messages, repeat, seed)
+        if self.cache is not None and self.reads:
             hit = self.cache.get(key)
             if hit is not None:
                 return Completion(hit["text"], hit["prompt_tokens"], hit["completion_tokens"], hit["cost_usd"], True, 0,
                                   hit.get("cost_known", True))
         litellm = _litellm()
+        params = dict(self.params)
+        if seed is not None and self._takes_seed(litellm):
+            params["seed"] = provider_seed(seed, repeat)
         attempts, last = 0, None
         while True:
             if not self.slots.acquire(timeout=_left(deadline)):  # without a deadline, as long as it takes
@@ -112,7 +130,7 @@ class Client:
                 wait = self._wait(deadline, attempts, last)
                 attempts += 1
                 response = litellm.completion(model=self.model, messages=messages, api_base=self.api_base, api_key=self._api_key,
-                                              timeout=wait, num_retries=0, **self.params)
+                                              timeout=wait, num_retries=0, **params)
             except DeadlineReached:
                 raise
             except Exception as exc:  # litellm maps every provider's errors onto its own classes
@@ -138,10 +156,22 @@ class Client:
         except Exception:  # a model missing from the cost map: tokens are still counted
             cost, known = 0.0, False
         result = Completion(text, prompt_tokens, completion_tokens, cost, False, attempts, known)
-        if self.cache is not None:
+        if self.cache is not None and self.writes:
             self.cache.put(key, {"text": text, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                                 "cost_usd": cost, "cost_known": known, "model": self.model})
+                                 "cost_usd": cost, "cost_known": known, "model": self.model}, replace=self.replaces)
         return result
+
+    def _takes_seed(self, litellm) -> bool:
+        """Whether to send the seed: asked to, and litellm lists `seed` among the provider's parameters."""
+        if not self.send_seed:
+            return False
+        if self._seeded is None:
+            try:
+                model, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
+                self._seeded = "seed" in (litellm.get_supported_openai_params(model=model, custom_llm_provider=provider) or ())
+            except Exception:  # a provider litellm cannot place: send nothing it might refuse
+                self._seeded = False
+        return self._seeded
 
     def _wait(self, deadline: float | None, attempts: int, last: Exception | None) -> float:
         """How long the next request may take: the timeout, or less when the deadline is nearer."""
@@ -168,6 +198,15 @@ class Client:
         else:
             message = f"{type(exc).__name__} after {attempts} attempt(s): {exc}"
         return ModelCallError(redact(message, self._secrets()), attempts)
+
+
+def provider_seed(seed: int, repeat: int = 0) -> int:
+    """The `seed` sent to a provider: 31 bits (every provider's integer holds it) drawn from the
+    episode's seed and the request's repeat number."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{int(seed)}|{int(repeat)}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def _left(deadline: float | None) -> float | None:

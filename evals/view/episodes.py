@@ -144,7 +144,8 @@ def episode_detail(task, row: dict, togo_time: float = 0.5, togo_budget: float =
             frame["lost"] = ("the state could not be reconstructed from the recorded actions (the problem file may have "
                              "changed since the run)")
         if k < len(trajectory):
-            for key in ("answer", "action", "valid", "feedback", "tokens", "cost_usd", "cached", "tool", "question", "score", "trial"):
+            for key in ("answer", "action", "valid", "feedback", "tokens", "cost_usd", "cached", "cached_tokens", "cached_cost_usd",
+                        "tool", "question", "score", "trial"):
                 if key in entry:
                     frame[key] = entry[key]
             if entry.get("observation") is not None:

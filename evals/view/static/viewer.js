@@ -142,8 +142,11 @@
       row("action", f.action || (f.tool ? "(tool) " + f.tool : "(none)"), "action" + (f.valid === false ? " invalid" : ""));
       if (f.valid === false) row("valid", "no: the world did not accept it", "invalid");
       row("feedback", f.feedback);
-      row("tokens", f.tokens != null ? f.tokens + (f.cached ? " (cached)" : "") : null);
-      row("cost (USD)", f.cost_usd ? f.cost_usd.toFixed(6) : null);
+      // spent now, and replayed from the LLM cache (what those replies cost when first asked)
+      row("tokens", f.tokens != null ? (f.cached_tokens ? f.tokens + " spent, " + f.cached_tokens + " cached"
+                                                         : f.tokens + (f.cached ? " (cached)" : "")) : null);
+      row("cost (USD)", f.cost_usd === null ? "unknown (no price for the model)" : f.cost_usd ? f.cost_usd.toFixed(6) : null);
+      if (f.cached_cost_usd) row("cached cost (USD)", f.cached_cost_usd.toFixed(6));
     }
     row("steps to go", f.togo != null ? f.togo : d.togo_pending ? "searching\u2026" : (d.togo_note || "unknown"));
     if (f.off_plan) row("off the plan", "this step cost " + f.off_plan + " more than an optimal one", "offplan");
