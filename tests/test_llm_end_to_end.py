@@ -125,3 +125,27 @@ def test_a_model_that_answers_nonsense_scores_zero_honestly(world, problems, tmp
         assert row["strategy"] == _load(world, str(__import__("pathlib").Path(f"domains/{world}").resolve())).prompts["default_strategy"]
     for entry in summary["by_set"]:
         assert entry["success_rate"] == 0.0
+
+
+@pytest.mark.parametrize("strategy", ["react", "mstsei", "react-prior"])
+def test_a_strategy_the_world_lacks_is_refused_before_the_run(strategy, tmp_path):
+    """BabyAI's tasks are questions: a step-by-step strategy (react was plan-eval's default) or
+    another world's (Plancraft's mstsei) once ran every episode into agent-error, scored 0.000 with
+    exit code 0. Now the run does not start, and one message lists what each world accepts."""
+    out = tmp_path / "run"
+    args = ["problems/babyai/predict.jsonl.gz#GoToObj-s1", "problems/sync/01_cheese_sandwich_s126.json", "--agent", "llm",
+            "--model", MODEL, "--api-base", "http://127.0.0.1:9/v1", "--strategy", strategy, "--out", str(out)]
+    result = CliRunner().invoke(plan_eval, args)
+    assert result.exit_code == 2
+    assert f"prompt strategy '{strategy}'" in result.output
+    assert "world 'babyai' accepts cot, zero-shot, few-shot, tot (default)" in result.output
+    assert result.output.count("error:") == 1 and "Traceback" not in result.output
+    assert not (out / "episodes.jsonl").exists() or not (out / "episodes.jsonl").read_text()
+
+
+def test_the_help_lists_each_worlds_strategies():
+    text = CliRunner().invoke(plan_eval, ["--help"]).output
+    flat = " ".join(text.split())
+    for world, listed in (("babyai", "cot, zero-shot, few-shot, tot (default)"), ("grasp", "oneshot (default)"),
+                          ("plancraft", "mstsei (default)"), ("kitchen", "react (default)")):
+        assert f"{world}: " in flat and listed in flat, world
