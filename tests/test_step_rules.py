@@ -60,24 +60,3 @@ def test_robotouille_ends_an_io_run_whose_answer_holds_no_plan():
         asked = len(server.requests)
     assert episode.outcome == INVALID_OUTPUT and asked == 1
 
-
-# ---------------------------------------------------------------- GRASP
-GRASP = "problems/grasp/inner_random_free.jsonl#grid00-mu2-limit2-cost0.3"
-
-
-class Plan(Agent):
-    name, mode = "plan", "open"
-
-    def __init__(self, text):
-        self.text = text
-
-    def plan(self, observation):
-        return Reply(self.text)
-
-
-@pytest.mark.parametrize("word", ["done", "STOP", "finish", "impossible"])
-def test_grasp_has_no_terminal_action(word):
-    """main.py: any unknown token is a no-op that uses a step and pays its cost; nothing ends a
-    plan before its 20 actions but its own end."""
-    episode = run_episode(Task.load(GRASP), Plan(f"TAKE\n{word}\nDROP"))
-    assert episode.declaration is None and episode.steps == 3 and episode.cost == pytest.approx(0.9)
