@@ -35,7 +35,7 @@ def test_every_turn_agrees_with_plancrafts_evaluator():
 
     from domains.plancraft.conformance import loop_agreement
 
-    ok, failures, replays = loop_agreement([f"{VAL}#{name}" for name in names(VAL)], range(EPISODES))
+    ok, failures, replays = loop_agreement([f"{VAL}#{name}" for name in names(VAL)], range(EPISODES), stop_rate=0.03)
     endings = collections.Counter(r.ours for r in replays)
     texts = [t.split("\n")[0] for r in replays for t in r.texts]
     print(f"\nplancraft loop conformance: {ok}/{EPISODES} episodes agree on every turn; {sum(r.turns for r in replays)} turns, "

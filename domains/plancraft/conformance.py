@@ -649,7 +649,7 @@ class ReferenceLoop:
         return model.seen, result
 
 
-def compare_loop(reference: ReferenceLoop, task, tools, rng=None, texts=None) -> LoopReplay:
+def compare_loop(reference: ReferenceLoop, task, tools, rng=None, texts=None, stop_rate: float = 0.015) -> LoopReplay:
     """One episode of `task` through `agents.loop.run_episode` (the current budget: plancraft
     0.4.9's rules) and through plancraft's Evaluator, with the same replies: chosen by
     `LoopReplies(task, rng)` as our episode goes, or `texts`. Compared turn by turn: the message
@@ -657,7 +657,7 @@ def compare_loop(reference: ReferenceLoop, task, tools, rng=None, texts=None) ->
     turns and of steps counted, success, and how the episode ended."""
     from agents.loop import DECLARED, GOAL, STEP_CAP, WRONG_DECLARATION, Limits, run_episode
 
-    agent = ScriptedAgent(LoopReplies(task, rng) if texts is None else list(texts), tools)
+    agent = ScriptedAgent(LoopReplies(task, rng, stop_rate) if texts is None else list(texts), tools)
     episode = run_episode(task, agent, Limits(budget="current"))
     seen, result = reference.run(task.problem.name, agent.texts, tools)
     out = LoopReplay(texts=list(agent.texts), turns=len(agent.shown))
@@ -684,10 +684,10 @@ def compare_loop(reference: ReferenceLoop, task, tools, rng=None, texts=None) ->
     return out
 
 
-def loop_agreement(refs, seeds, reference: ReferenceLoop | None = None):
+def loop_agreement(refs, seeds, reference: ReferenceLoop | None = None, stop_rate: float = 0.015):
     """Side-by-side episodes over `seeds`: the problem `refs[7 * seed % len(refs)]` (Task.load
     references, loaded when used; 7 spreads consecutive seeds over a split), a paper tool set
-    chosen by the seed. Returns (episodes agreeing, [(seed, LoopReplay)] of those that do not,
+    chosen by the seed, `stop_rate` the chance of an `impossible:` reply per turn. Returns (episodes agreeing, [(seed, LoopReplay)] of those that do not,
     all replays)."""
     import random
 
@@ -699,7 +699,7 @@ def loop_agreement(refs, seeds, reference: ReferenceLoop | None = None):
         task = Task.load(refs[7 * seed % len(refs)])
         rng = random.Random(seed)
         tools = PAPER_TOOLS[rng.randrange(len(PAPER_TOOLS))]
-        r = compare_loop(reference, task, tools, rng=rng)
+        r = compare_loop(reference, task, tools, rng=rng, stop_rate=stop_rate)
         replays.append(r)
         if r.difference:
             failures.append((seed, r))
