@@ -37,10 +37,12 @@ def _fold(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
-def declaration(text: str, declarations: dict) -> str | None:
+def declaration(text: str, declarations: dict, exact: bool = False) -> str | None:
+    """The declaration `text` makes, if any: compared with case and punctuation folded, or, for
+    a world that reads only exact texts (tolerant_parsing: false), exactly (Robotouille's 'Finish')."""
     folded = _fold(text)
     for kind, phrases in declarations.items():
-        if any(folded == _fold(p) for p in phrases):
+        if any(text.strip() == p if exact else folded == _fold(p) for p in phrases or ()):
             return kind
     return None
 
@@ -57,7 +59,7 @@ def interpret(task, state, text: str, loop: dict) -> Decision:
     raw = (text or "").strip()
     if not raw:
         return Decision(INVALID, reason="the answer names no action")
-    kind = declaration(raw, loop.get("declarations", {}))
+    kind = declaration(raw, loop.get("declarations", {}), exact=not loop.get("tolerant_parsing", True))
     if kind is not None:
         return Decision(DECLARE, declaration=kind, text=raw)
     if task.agent_mode == "simultaneous" and len(task.agents) > 1:

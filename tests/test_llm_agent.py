@@ -86,7 +86,7 @@ def test_three_exhausted_steps_end_the_episode(task):
         episode = run_episode(task, _agent(server))
         count = len(server.requests)
     assert episode.outcome == INVALID_OUTPUT and episode.steps == 0
-    assert count == 3 * 6  # 1 answer + 5 re-prompts, three times
+    assert count == 3 * 5  # Robotouille's 5 answers per step (1 + 4 re-prompts), three times
     assert episode.exhausted_steps == 3
 
 

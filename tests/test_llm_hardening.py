@@ -202,9 +202,13 @@ def test_a_provider_that_keeps_failing_counts_every_request(task):
     assert episode.requests == made == 3
 
 
-def test_a_failure_after_a_reprompt_keeps_the_tokens_already_spent(task):
+def test_a_failure_after_a_reprompt_keeps_the_tokens_already_spent(task, monkeypatch):
     script = [{"text": "no plan in this answer", "usage": (50, 5)}]  # a cot answer with no Action line, then 500s
     with ScriptedServer(script) as server:
+        from agents.profile import profile_for
+
+        # Robotouille ends a run with no readable plan at once (plan_reprompts: 0); re-ask here
+        monkeypatch.setitem(profile_for(task).loop, "plan_reprompts", 1)
         episode = run_episode(task, _agent(server.api_base, strategy="cot", max_retries=1))
         made = len(server.requests)
     assert episode.outcome == AGENT_ERROR

@@ -166,7 +166,7 @@ class LLMAgent(Agent):
             read = parse.plan_lines if spec_reads_plan(prompts.strategy_spec(self.profile, self.strategy), self.strategy) else parse.cot_actions
             messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text, task=self.task)]
         completions, problems = [], []
-        limit = int(self.profile.loop.get("reprompts_per_step", 5))
+        limit = int(self.profile.loop.get("plan_reprompts", self.profile.loop.get("reprompts_per_step", 5)))
         for _ in range(limit + 1):
             completion = self._ask(messages, completions)
             actions, problem = read(completion.text)

@@ -26,6 +26,7 @@ import copy
 import re
 from dataclasses import dataclass, field
 
+from agents.base import Agent, Reply
 from engine.tables import pair_off
 
 from . import world
@@ -72,9 +73,10 @@ def reference_handlers(tools=TOOLS) -> list:
 
 
 def reference_parse(text: str, handlers) -> tuple[str, object]:
-    """The reference Evaluator's reading of a reply: its act model keeps the stripped first line,
-    `parse_raw_model_response` asks each handler in turn. Returns (answering handler, output)."""
-    line = text.split("\n")[0].strip()
+    """The reference Evaluator's reading of a reply: its act model keeps the first line (and trims
+    it, which we do not: see `text.read_reply`), `parse_raw_model_response` asks each handler in
+    turn. Returns (answering handler, output)."""
+    line = text.split("\n")[0]
     for handler in handlers:
         found = handler.match(line)
         if found:
@@ -465,3 +467,240 @@ def random_tools(rng) -> tuple:
     tools = list(TOOLS)
     rng.shuffle(tools)
     return tuple(tools[:rng.randint(1, 5)])
+
+
+# ---------------------------------------------------------------- the step loop
+# The checks above compare the interpreter and the reply reader one step at a time; these compare
+# whole episodes: our step loop (agents.loop.run_episode, with the world's loop rules from
+# prompts.yaml) against plancraft's own Evaluator.eval_example, fed the same replies.
+PAPER_TOOLS = (("move", "smelt"), ("move", "smelt", "think"), ("move", "smelt", "think", "search"), TOOLS)
+_THOUGHTS = ("think: I need planks first", "think:", "think: then move: from [I1] to [A1] with quantity 1",
+             "think: search: stick", "Think: maybe")
+_REASONS = ("impossible: ", "impossible: there is no wood", "impossible:", "impossible: \nmove: from [I1] to [A1] with quantity 1",
+            "impossible: -")
+
+
+class LoopReplies:
+    """Reply texts chosen one at a time against the state an agent is shown: moves and crafts
+    (`Chooser`), actions the environment ignores (a move from an empty slot or onto another item,
+    a take from an empty [0], a smelt of something that cannot be smelted), thoughts, searches,
+    garbled replies (`random_reply`) and, rarely, `impossible:` with or without a reason."""
+
+    def __init__(self, task, rng, stop_rate: float = 0.015):
+        self.task, self.rng, self.chooser, self.stop_rate = task, rng, Chooser(task, rng), stop_rate
+
+    def next(self, state) -> str:
+        rng, roll = self.rng, self.rng.random()
+        if roll < self.stop_rate:
+            return rng.choice(_REASONS)
+        if roll < 0.45:
+            return self.chooser.next(state)
+        if roll < 0.62:
+            return self._ignored(state)
+        if roll < 0.72:
+            return rng.choice(_THOUGHTS)
+        if roll < 0.78:
+            item = rng.choice(list(self.task.problem.metadata.get("optimal_path") or ["stick"]) + ["stick", "no_such_item", "-x"])
+            return rng.choice(("search: ", "search:")) + item
+        while True:
+            text = random_reply(rng)
+            if "impossible:" not in text.split("\n")[0]:
+                return text
+
+    def _ignored(self, state) -> str:
+        """A well-formed action whose step changes nothing."""
+        task, rng = self.task, self.rng
+        inv = world.inventory(task, state)
+        empty = [s for s in range(1, 46) if s not in inv]
+        filled = [s for s in inv if s]
+        ids = world.item_ids(task.domain.file)
+        roll = rng.random()
+        if roll < 0.3 and empty:
+            a = rng.choice(empty)
+            return _move(a, rng.choice([s for s in range(1, 46) if s != a]), rng.randint(1, 8))
+        if roll < 0.5 and 0 not in inv:
+            return _move(0, rng.choice(empty or [10]), rng.choice((1, 1, 4)))
+        plain = [s for s in filled if ids[inv[s]["type"]] not in _recipes(task).smelting]
+        if roll < 0.75 and plain:
+            a = rng.choice(plain)
+            return _move(a, rng.choice(empty or [s for s in range(1, 46) if s != a]), 1, "smelt")
+        if len(filled) > 1:
+            a, b = rng.sample(filled, 2)
+            if inv[a]["type"] != inv[b]["type"]:
+                return _move(a, b, 1)
+        return rng.choice(("smelt: from [0] to [I1] with quantity 1", _move(rng.choice(empty or [1]), 11, 64)))
+
+
+class ScriptedAgent(Agent):
+    """A closed-loop agent for `agents.loop.run_episode` that answers with `LoopReplies` (or a
+    fixed list of texts) and records what it was shown and what it answered."""
+
+    name, mode = "scripted", "closed"
+
+    def __init__(self, replies, tools=TOOLS):
+        self.replies = replies  # a LoopReplies or a list of texts
+        self.loop_overrides = {"tools": list(tools)}
+        self.shown: list[str] = []
+        self.texts: list[str] = []
+
+    def act(self, observation):
+        self.shown.append(observation.text)
+        if isinstance(self.replies, list):
+            text = self.replies[len(self.texts)] if len(self.texts) < len(self.replies) else "think: out of script"
+        else:
+            text = self.replies.next(observation.state)
+        self.texts.append(text)
+        return Reply(text)
+
+
+def _script_model(texts):
+    """A PlancraftBaseModel for the reference's Evaluator: replays the texts, cut at their first
+    line as the reference's ActModel cuts an LLM's reply (untrimmed, see `text.read_reply`), and
+    records the message of every observation it is given."""
+    evaluator_class()
+    from plancraft.models.base import PlancraftBaseModel
+
+    return type("ScriptModel", (_ScriptModelBody, PlancraftBaseModel), {})(texts)
+
+
+class _ScriptModelBody:
+    def __init__(self, texts):
+        self.texts, self.seen = list(texts), []
+
+    def step(self, observation, dialogue_history=None):
+        self.seen.append(observation["message"])
+        k = len(self.seen) - 1
+        return (self.texts[k] if k < len(self.texts) else "think: out of script").split("\n")[0]
+
+    def reset(self):
+        pass
+
+
+@dataclass
+class LoopReplay:
+    """One episode in both loops: the texts answered, the turns, how each ended, and the first
+    difference (None when they agree on every turn's observation, the steps and the outcome)."""
+
+    texts: list = field(default_factory=list)
+    turns: int = 0
+    ours: str = ""
+    theirs: str = ""
+    difference: str | None = None
+    ignored: int = 0  # well-formed actions that changed nothing (a step each)
+    crafted: int = 0  # takes from [0] that happened
+    smelted: int = 0  # smelts that happened
+
+
+def evaluator_class():
+    """plancraft's Evaluator class. Its module imports `plancraft.models.base`, whose package
+    __init__ imports the LLM and image models (torch, transformers, vllm), which the test extra
+    does not install and an evaluation with a scripted model never uses: when torch is missing,
+    the package is registered empty (its folder on the path) so that only `base` is loaded."""
+    import importlib.util
+    import sys
+    import types
+
+    if "plancraft.models" not in sys.modules and importlib.util.find_spec("torch") is None:
+        import plancraft
+
+        package = types.ModuleType("plancraft.models")
+        package.__path__ = [str(__import__("pathlib").Path(plancraft.__file__).parent / "models")]
+        sys.modules["plancraft.models"] = package
+    from plancraft.evaluator import Evaluator
+
+    return Evaluator
+
+
+class ReferenceLoop:
+    """plancraft's Evaluator (max_steps 30, text inventory, the given handlers), its environment
+    built once without its picture and reset for every episode (the drawing never touches the
+    state), and the val examples by id."""
+
+    def __init__(self, split: str = "val"):
+        Evaluator = evaluator_class()
+        self.env = reference_env()
+        self.evaluators = {}
+        self.Evaluator = Evaluator
+        self.examples = None
+        self.split = split
+
+    def evaluator(self, tools):
+        if tools not in self.evaluators:
+            self.evaluators[tools] = self.Evaluator("conformance", actions=reference_handlers(tools), split=self.split,
+                                                    max_steps=30, use_text_inventory=True)
+            if self.examples is None:
+                self.examples = {e.id: e for e in self.evaluators[tools].examples}
+        return self.evaluators[tools]
+
+    def run(self, example_id: str, texts, tools):
+        """(what the model was shown at every turn, the result dict) of one reference episode."""
+        from unittest import mock
+
+        evaluator = self.evaluator(tuple(tools))
+        env = self.env
+
+        def environment(inventory=None, **_):
+            env.reset(inventory)
+            return env
+
+        model = _script_model(texts)
+        with mock.patch("plancraft.evaluator.PlancraftEnvironment", environment):
+            result = evaluator.eval_example(self.examples[example_id], model)
+        return model.seen, result
+
+
+def compare_loop(reference: ReferenceLoop, task, tools, rng=None, texts=None, stop_rate: float = 0.015) -> LoopReplay:
+    """One episode of `task` through `agents.loop.run_episode` (the current budget: plancraft
+    0.4.9's rules) and through plancraft's Evaluator, with the same replies: chosen by
+    `LoopReplies(task, rng)` as our episode goes, or `texts`. Compared turn by turn: the message
+    the agent was shown (search replies up to the reference's random placement), the number of
+    turns and of steps counted, success, and how the episode ended."""
+    from agents.loop import DECLARED, GOAL, STEP_CAP, WRONG_DECLARATION, Limits, run_episode
+
+    agent = ScriptedAgent(LoopReplies(task, rng, stop_rate) if texts is None else list(texts), tools)
+    episode = run_episode(task, agent, Limits(budget="current"))
+    seen, result = reference.run(task.problem.name, agent.texts, tools)
+    out = LoopReplay(texts=list(agent.texts), turns=len(agent.shown))
+    acted = [e for e in episode.trajectory if e.get("action")]
+    out.ignored = sum(e["state"] == e["next_state"] for e in acted)
+    out.crafted = sum(e["state"] != e["next_state"] and e["action"].startswith("move: from [0]") for e in acted)
+    out.smelted = sum(e["state"] != e["next_state"] and e["action"].startswith("smelt:") for e in acted)
+    out.ours = {GOAL: "success", DECLARED: "stop", WRONG_DECLARATION: "stop", STEP_CAP: "turns used"}.get(episode.outcome, episode.outcome)
+    last = reference_parse(agent.texts[len(seen) - 1].split("\n")[0], reference_handlers(tools))[1] if seen else None
+    from plancraft.environment.actions import StopAction
+
+    out.theirs = "success" if result["success"] and not isinstance(last, StopAction) else \
+        "stop" if isinstance(last, StopAction) else "turns used"
+    for k, (ours, theirs) in enumerate(zip(agent.shown, seen)):
+        if ours != theirs and not same_search(ours, theirs):
+            out.difference = f"turn {k + 1} (after {agent.texts[k - 1]!r}): we showed\n{ours}\nplancraft showed\n{theirs}"
+            return out
+    counted = episode.steps + (episode.declaration is not None)
+    if len(agent.shown) != len(seen) or counted != result["number_of_steps"] or out.ours != out.theirs \
+            or episode.success != result["success"]:
+        out.difference = (f"we: {len(agent.shown)} turns, {counted} steps counted, {out.ours}, success {episode.success}; "
+                          f"plancraft: {len(seen)} turns, {result['number_of_steps']} steps, {out.theirs}, "
+                          f"success {result['success']}")
+    return out
+
+
+def loop_agreement(refs, seeds, reference: ReferenceLoop | None = None, stop_rate: float = 0.015):
+    """Side-by-side episodes over `seeds`: the problem `refs[7 * seed % len(refs)]` (Task.load
+    references, loaded when used; 7 spreads consecutive seeds over a split), a paper tool set
+    chosen by the seed, `stop_rate` the chance of an `impossible:` reply per turn. Returns (episodes agreeing, [(seed, LoopReplay)] of those that do not,
+    all replays)."""
+    import random
+
+    from engine import Task
+
+    reference = reference or ReferenceLoop()
+    replays, failures = [], []
+    for seed in seeds:
+        task = Task.load(refs[7 * seed % len(refs)])
+        rng = random.Random(seed)
+        tools = PAPER_TOOLS[rng.randrange(len(PAPER_TOOLS))]
+        r = compare_loop(reference, task, tools, rng=rng, stop_rate=stop_rate)
+        replays.append(r)
+        if r.difference:
+            failures.append((seed, r))
+    return len(replays) - len(failures), failures, replays

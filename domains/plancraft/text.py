@@ -7,7 +7,7 @@ our own data (the domain's tables), without importing plancraft:
 - `observation(task, state)`: the text observation (`Craft an item of type: X`, `inventory:` and
   one ` - type [slot] quantity N` line per non-empty slot, by slot index, `[0]` first);
 - `read_reply(text, tools)`: a model reply read the way the reference's Evaluator reads it: only
-  the first line, stripped (the reference's act model cuts there), offered to each enabled
+  the first line (the reference's act model cuts there), untrimmed, offered to each enabled
   handler in order; the first whose `name:` occurs anywhere in the line answers, with an action,
   a tool reply, a stop or the handler's own error message; if none does, `Only select actions
   from the following: ...`. Every error text, including the ones the reference produces by
@@ -148,11 +148,17 @@ def _search(line: str, domain) -> Reading:
 def read_reply(text: str, tools=TOOLS, domain=None) -> Reading:
     """How the reference reads a model's reply (see the module docstring). `tools` are the
     enabled handlers' names in the order they are tried; `domain` (a Task, Domain or domain file)
-    is only needed for `search:` when it is not the default Plancraft domain."""
+    is only needed for `search:` when it is not the default Plancraft domain.
+
+    The first line is not trimmed: the handlers search it, so spaces around it change nothing
+    except after `impossible:`, where `impossible: ` (an empty reason, what plancraft's own
+    planner answers) is a stop for the Evaluator and its Gym wrapper. The reference's LLM
+    wrapper (ActModel) trims the line first, which makes that reply a format error; we follow
+    the Evaluator, so an empty reason ends the episode whoever gives it."""
     unknown = [t for t in tools if t not in FORMATS]
     if unknown:
         raise ValueError(f"unknown Plancraft tools {unknown}; known: {', '.join(FORMATS)}")
-    line = text.split("\n")[0].strip()
+    line = text.split("\n")[0]
     for verb in tools:
         if f"{verb}:" not in line:
             continue
