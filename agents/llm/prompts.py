@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-STRATEGIES = ("io", "cot", "react", "react-prior")
-
 
 def strategy_spec(profile, strategy: str) -> dict:
     """The strategy's entry in the world's profile, or a clear error naming what the world has."""
