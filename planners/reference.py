@@ -71,7 +71,7 @@ def reprove(task, seconds: float | None = None) -> Reproof | None:
                      'store "solvable": false and "cost": null, or fix the problem')
     if result.cost is not None and result.plan and result.cost < stored and not _same(result.cost, stored):
         return wrong(f"optimal.cost is {shown}, but the {result.planner} planner finds a plan costing {_num(result.cost)}",
-                     f"store the cheaper plan (groundplan plan FILE --store)")
+                     "store the cheaper plan (groundplan plan FILE --store)")
     lower = result.lower_bound
     if lower is not None and lower > stored and not _same(lower, stored):
         return wrong(f"optimal.cost is {shown}, but the {result.planner} planner proves every plan costs at least "
