@@ -9,10 +9,14 @@ such tasks in `domains/<world>/questions.py`:
     score(task, answer: str) -> dict          # {"success": bool, ...the world's own fields}
     oracle_answer(task) -> str                # an answer that scores as a success
     random_answer(task, rng) -> str           # the random baseline's answer
+    check_answer_key(task) -> list[Diagnostic]  # optional: what is wrong with the row's answer key
 
 The loop asks the agent once (`Agent.answer`), lets the world score the text and records the
 answer, the score and what it cost. The oracle, random and LLM agents answer questions; a world
-without the module has none, and nothing here changes its episodes.
+without the module has none, and nothing here changes its episodes. `check_answer_key` is called
+by the engine before anything is scored (`engine.validate.check_answer_keys`: `groundplan
+validate`, and plan-eval before a problem's first episode): a key the world disproves makes the
+problem a load error.
 """
 from __future__ import annotations
 

@@ -100,8 +100,10 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @handles_errors
 def validate(file, plan, as_json):
-    """Check a domain or problem file (a problem's stored reference plan and costs too), and
-    optionally a PLAN for that problem. Likely mistakes that still load print as warnings."""
+    """Check a domain or problem file (a problem's stored reference plan and costs too, an
+    optimum stored without a plan re-proven by a quick search, and the answer keys its world
+    checks), and optionally a PLAN for that problem. Likely mistakes that still load print as
+    warnings."""
     from .files import read_data
     from .loader import build_problem, load_domain
     from .task import Task
@@ -121,7 +123,7 @@ def validate(file, plan, as_json):
         wrong = check_initial_invariants(task) + check_references(task)
         if wrong:
             raise ModelError(wrong)
-        warnings = task.problem.domain.warnings + task.problem.warnings
+        warnings = task.problem.domain.warnings + task.problem.warnings + _stored_optimum_warnings(task)
     else:
         warnings = load_domain(file).warnings
     if not as_json:  # on stderr: the verdict on stdout stays one line
@@ -142,6 +144,22 @@ def validate(file, plan, as_json):
     else:
         click.echo(result.message())
     sys.exit(0 if result.valid else EXIT_INVALID)
+
+
+def _stored_optimum_warnings(task) -> list:
+    """An optimum stored without a plan, re-proven by a quick optimal search (planners.reference):
+    an error when the search disproves it, a warning when it could not confirm it in time."""
+    from planners.reference import UNVERIFIED, WRONG, reprove
+
+    from .errors import Diagnostic
+
+    verdict = reprove(task)
+    if verdict is None or verdict.status not in (WRONG, UNVERIFIED):
+        return []
+    if verdict.status == WRONG:
+        raise ModelError(verdict.errors)
+    return [Diagnostic(task.problem.file, "/optimal/cost", verdict.message,
+                       "store the plan (groundplan plan FILE --store), or scores against it are marked unverified")]
 
 
 @main.command()

@@ -6,7 +6,13 @@ unified-planning's validator: an unknown action, an inapplicable one (with the f
 precondition in words), or a plan that ends before the goal holds.
 
 `check_references` holds a problem's stored reference (its `optimal` entry) to the same
-standard: scores divide by the reference cost, so a wrong one silently skews every result.
+standard: scores divide by the reference cost, so a wrong one silently skews every result. It
+also asks the problem's world to check its answer keys (`check_answer_keys`): a benchmark row may
+carry what an answer is scored against (LLM-BabyBench's Predict target, Plancraft's impossible
+label), and only the world knows how to replay those, so a world module may define
+`check_answer_key(task) -> list[Diagnostic]` (in its `questions.py` or `metrics.py`); the engine
+calls it without knowing the world. `stored_cost_unchecked` says when a stored optimum has no
+plan to replay (`planners.reference` then tries to re-prove it).
 `check_initial_invariants` holds the problem's initial state to the domain's invariants: they
 are promised for every reachable state, the first one included.
 """
@@ -17,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import Diagnostic, GroundplanError, ModelError, pointer
+from .errors import Diagnostic, GroundplanError, ModelError, ResourceLimit, pointer
 from .files import parse_text, read_file_text
 from .task import State, Task, UnknownAction
 
@@ -216,7 +222,7 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def check_references(task: Task) -> list[Diagnostic]:
+def check_optimal_entry(task: Task) -> list[Diagnostic]:
     """What is wrong with the problem's stored reference (its `optimal` entry), at JSON pointers
     under /optimal; empty when it holds.
 
@@ -254,6 +260,50 @@ def check_references(task: Task) -> list[Diagnostic]:
     if isinstance(plan, list):
         _check_plan(task, entry, plan, error)
     return out
+
+
+def check_references(task: Task) -> list[Diagnostic]:
+    """What is wrong with the problem's stored references: its `optimal` entry (at pointers under
+    /optimal, `check_optimal_entry`) and the answer keys its world checks (`check_answer_keys`,
+    e.g. /metadata/target); empty when they hold."""
+    return check_optimal_entry(task) + check_answer_keys(task)
+
+
+# the world modules that may define check_answer_key(task), in the order they are asked
+ANSWER_KEY_PLUGINS = ("questions", "metrics")
+
+
+def check_answer_keys(task: Task) -> list[Diagnostic]:
+    """The world's own check of the answer keys a problem carries (`check_answer_key(task)` in
+    the world's questions.py or metrics.py, each asked when present; see the module docstring).
+    A check that raises is reported as what it is, an answer key that could not be checked, at
+    /metadata: the problem is not scored against what nobody could confirm."""
+    from .loader import world_module
+
+    out: list[Diagnostic] = []
+    for name in ANSWER_KEY_PLUGINS:
+        check = getattr(world_module(task.domain, name), "check_answer_key", None)
+        if check is None:
+            continue
+        try:
+            out.extend(check(task) or [])
+        except (MemoryError, KeyboardInterrupt, ResourceLimit):
+            raise  # out of memory or time: the caller's limit, not the row's fault
+        except Exception as exc:  # a malformed row the check did not foresee, or a bug in it
+            out.append(Diagnostic(task.problem.file, pointer(["metadata"]),
+                                  f"the answer key of problem '{task.problem.name}' could not be checked "
+                                  f"({type(exc).__name__}: {exc})", "fix the row's metadata, or the world's check_answer_key"))
+    return out
+
+
+def stored_cost_unchecked(task: Task) -> bool:
+    """The problem stores a proven optimum (`optimal.cost`) with no plan to replay, so nothing here
+    confirms even that it can be reached. A stored plan, replayed by `check_optimal_entry`,
+    confirms its cost is reached (that none is cheaper stays the method's claim, except for a
+    cost of 0, which no plan undercuts: GRASP's 2,892 empty plans)."""
+    entry = task.problem.optimal
+    return isinstance(entry, dict) and _number(entry.get("cost")) and not isinstance(entry.get("plan"), list) \
+        and entry.get("solvable") is not False
 
 
 def _check_plan(task: Task, entry: dict, plan: list, error) -> None:

@@ -8,10 +8,12 @@
     plan-eval prompt problems/sync/01_cheese_sandwich_s126.json --strategy io   # what the model is sent first
     plan-eval problems/sync/*.json --agent llm --model openai/gpt-4o-mini --samples 5   # pass@1 and pass@5
 
-Exit codes: 0 every episode ran and was scored; 1 some problem could not be loaded, or some
-episode could not be scored (`metric-error`), killed its worker twice (`worker-died`) or could not
-be run for the agent (`agent-error`: a model provider that failed after its retries): the others
-ran; 2 usage; 3 the run folder could not be written (disk full, read-only): what was written is
+Exit codes: 0 every episode ran and was scored; 1 some problem could not be loaded (a stored
+reference or answer key its check disproves is a load error), or some episode could not be
+scored (`metric-error`), killed its worker twice (`worker-died`), could not be run for the agent
+(`agent-error`: a model provider that failed after its retries) or reached the goal at a cost
+below a proven optimum (`beats_reference`: the reference is wrong): the others ran; 2 usage; 3
+the run folder could not be written (disk full, read-only): what was written is
 kept, and --resume continues once the cause is gone; 130 interrupted (--resume continues too).
 """
 from __future__ import annotations
@@ -260,8 +262,22 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
             click.echo(f"  {r['id']}: {r['outcome']}: {r.get('error')}", err=True)
         if len(unscored) > 20:
             click.echo(f"  ... and {len(unscored) - 20} more", err=True)
-    if errors or unscored:
+    beaten = _tell_beaten(rows, folder)
+    if errors or unscored or beaten:
         sys.exit(1)
+
+
+def _tell_beaten(rows: list[dict], folder: Path) -> bool:
+    """Say which episodes beat a proven optimum (evals.references): their problems' references are wrong."""
+    beaten = sorted((r for r in rows if r.get("beats_reference")), key=lambda r: r["id"])
+    if beaten:
+        click.echo(f"\n{len(beaten)} episode(s) reached the goal below a proven optimum, so those optima are wrong "
+                   f"(their lines in {folder / 'episodes.jsonl'} say so, in 'beats_reference_message'):", err=True)
+        for r in beaten[:20]:
+            click.echo(f"  {r['id']}: {r.get('beats_reference_message')}", err=True)
+        if len(beaten) > 20:
+            click.echo(f"  ... and {len(beaten) - 20} more", err=True)
+    return bool(beaten)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

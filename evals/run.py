@@ -169,7 +169,9 @@ def _difficulty(meta: dict | None, entry: dict | None) -> str:
 
 def _task(ref: str):
     """The problem, refused when its stored reference is not what it claims (a plan that does not
-    replay, a cost it does not have): every score of the problem is measured against it.
+    replay, a cost it does not have, an answer key its world disproves, an optimum stored without
+    a plan that a quick search disproves: `evals.references`): every score of the problem is
+    measured against it.
 
     The check replays the stored plan on the task the episodes then use, so it costs no second
     grounding (a pre-pass over the whole run would: about 32 ms per GRASP problem, 8 minutes for
@@ -196,6 +198,9 @@ def _loaded_task(ref: str, digest: str | None):
     wrong = check_references(task)
     if wrong:
         raise ModelError(wrong)
+    from .references import check_loaded
+
+    check_loaded(task)  # an optimum stored without a plan: re-proven, disproved (raises) or unverified
     return task
 
 
@@ -308,6 +313,9 @@ def run_job(job: tuple) -> dict:
             row["strategy"] = agent.strategy
         if sample:
             row["sample"] = sample
+        from .references import flags
+
+        row.update(flags(task, row))  # scored against an unverified optimum, or below a proven one
         return row
     except MemoryError:
         return failed_row(job, MEMOUT, _memout_message(settings, loading=task is None), task)

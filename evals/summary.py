@@ -25,6 +25,7 @@ COLUMNS = ("agent", "problem_set", "difficulty", "episodes", "success_rate", "sa
            *(f"opt {b}" for b in OPTIMALITY_BINS), *(f"togo {b}" for b in STEPS_TO_GO_BINS), "togo dead-end", "togo unknown",
            "mean_steps", "invalid_actions", "tokens", "cost_usd", "cached_tokens", "cached_cost_usd", "unpriced_episodes",
            "reference_proven")
+COLUMNS += ("reference_unverified", "beats_reference")  # episodes (counts): reference_counts
 
 
 def _mean(values):
@@ -49,6 +50,7 @@ def group(rows: list[dict]) -> dict:
         "reference_proven": sum(1 for r in rows if r.get("reference_proven")) / episodes if episodes else None,
         "outcomes": dict(sorted(_count(r.get("outcome") for r in rows).items())),
     }
+    out.update(reference_counts(rows))
     for b in OPTIMALITY_BINS:
         out[f"opt {b}"] = sum(1 for r in successes if r.get("optimality_bin") == b)
     for b in STEPS_TO_GO_BINS:
@@ -154,7 +156,30 @@ def notes(rows: list[dict]) -> list[str]:
                 computed[r["reference_from"]].add(r.get("problem_ref") or r["id"])
         for source, refs in sorted(computed.items()):
             out.append(f"{pset}: reference of {len(refs)} problem(s): {source}")
+        out.extend(reference_notes(pset, members))
     out += _price_notes(rows)
+    return out
+
+
+def reference_counts(rows: list[dict]) -> dict:
+    """Episodes scored against a stored optimum nothing confirmed (stored without a plan and not
+    re-proven in time: `evals.references`), and episodes whose cost beat a proven optimum."""
+    return {"reference_unverified": sum(1 for r in rows if r.get("reference_unverified")),
+            "beats_reference": sum(1 for r in rows if r.get("beats_reference"))}
+
+
+def reference_notes(pset: str, rows: list[dict]) -> list[str]:
+    """The notes of one problem set on its references: unverified optima, and optima beaten."""
+    out = []
+    for key, what in (("reference_unverified", "scored against an unverified optimum (stored without a plan, not "
+                                               "re-proven in time; the episode lines say why)"),
+                      ("beats_reference", "cost less than the proven optimum of their problem, which proves that "
+                                          "optimum wrong; re-prove it (groundplan plan PROBLEM --store)")):
+        hit = [r for r in rows if r.get(key)]
+        if hit:
+            problems = sorted({r.get("problem_ref") or r["id"] for r in hit})
+            named = ", ".join(_short(p) for p in problems[:5]) + (" ..." if len(problems) > 5 else "")
+            out.append(f"{pset}: {len(hit)} episode(s) on {len(problems)} problem(s) {what}: {named}")
     return out
 
 

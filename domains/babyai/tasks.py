@@ -493,6 +493,18 @@ def subgoals_from_actions(task, actions) -> list[tuple]:
     return out
 
 
+def bot_run(task):
+    """The OmniBot's default run of the task's mission (`omnibot.default_run`), once per Task: the
+    Decompose row's answer-key check (questions.check_answer_key) and its oracle answer read the
+    same run."""
+    cache = task.__dict__
+    if "_babyai_bot_run" not in cache:
+        from . import omnibot
+
+        cache["_babyai_bot_run"] = omnibot.default_run(task)
+    return cache["_babyai_bot_run"]
+
+
 def oracle_answer(row, actions=None) -> str:
     """The reference answer: Predict the stored target, Plan the expert's actions (both 100%),
     Decompose the expert's trajectory as subgoals (`actions`: the expert's actions for this instance,
@@ -510,9 +522,7 @@ def oracle_answer(row, actions=None) -> str:
         return format_plan(split_actions(meta["expert_actions"]))
     if kind == "decompose":
         if actions is None:
-            from . import omnibot
-
-            actions = omnibot.default_run(task).actions
+            actions = bot_run(task).actions
         return format_subgoals(subgoals_from_actions(task, split_actions(actions)))
     raise ValueError("the row's metadata names no LLM-BabyBench task")
 

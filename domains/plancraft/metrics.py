@@ -15,6 +15,15 @@
 
 plan-eval plug-in: `episode_metrics` adds a `plancraft` dict per episode; `summary_metrics`
 turns a group's rows into columns prefixed `plancraft_`.
+
+`check_answer_key(task)` holds a row's labels to its stored proof before anything is scored
+against them (engine.validate.check_answer_keys calls it for `groundplan validate` and before
+plan-eval's first episode of the row): F1 and the bins read `metadata.impossible`, while the
+step loop decides a declaration by `optimal.solvable`, so the two must agree. A row labelled
+impossible must be proven unsolvable (`"solvable": false`, no stored plan or cost); a row
+labelled possible must not be; `complexity_bin` 5 is the impossible bin; and
+`reference_actions` (Action Efficiency's subtrahend) is the length of the reference planner's
+plan (`reference.py`, under a millisecond a row, 20 ms at most on the shipped splits).
 """
 from __future__ import annotations
 
@@ -87,3 +96,67 @@ def impossible_f1(pairs) -> float | None:
     fp = sum(1 for truth, said in pairs if not truth and said)
     fn = sum(1 for truth, said in pairs if truth and not said)
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+# ---------------------------------------------------------------- answer keys
+IMPOSSIBLE_BIN = 5
+
+
+def check_answer_key(task) -> list:
+    """What is wrong with a Plancraft row's labels (see the module docstring), as Diagnostics at
+    the row's file and line and /metadata/...; empty when they hold or the problem is no row."""
+    from engine.errors import Diagnostic, pointer
+
+    meta = task.problem.metadata or {}
+    if "complexity_bin" not in meta and "impossible" not in meta:
+        return []
+    out: list = []
+    name, file = task.problem.name, task.problem.file
+
+    def error(key, message, hint=None):
+        out.append(Diagnostic(file, pointer(["metadata", key]), f"row '{name}': {message}", hint))
+
+    entry = task.problem.optimal if isinstance(task.problem.optimal, dict) else {}
+    impossible = meta.get("impossible")
+    if not isinstance(impossible, bool):
+        error("impossible", f"'impossible' is {impossible!r}, not true or false", "store whether the target can be crafted")
+        return out
+    proven = entry.get("solvable") is False
+    plan, cost = entry.get("plan"), entry.get("cost") if entry.get("cost") is not None else entry.get("upper_bound")
+    if impossible and isinstance(plan, list):
+        error("impossible", f"labelled impossible, but /optimal/plan stores a plan of {len(plan)} action(s) for it "
+              "(replayed by the check of /optimal)",
+              "set impossible to false, or, if the plan is wrong, remove it and prove the row unsolvable "
+              "(python -m domains.plancraft.annotate FILE)")
+    elif impossible and cost is not None:
+        error("impossible", f"labelled impossible, but /optimal stores a cost ({cost}) for it",
+              "set impossible to false, or prove the row unsolvable (python -m domains.plancraft.annotate FILE)")
+    elif impossible and not proven:
+        error("impossible", "labelled impossible, but nothing stored proves it (/optimal has no \"solvable\": false)",
+              "prove it (python -m domains.plancraft.annotate FILE stores the proof), or set impossible to false")
+    elif not impossible and proven:
+        how = f" ({entry['method']})" if entry.get("method") else ""
+        error("impossible", f"labelled possible, but /optimal/solvable is false: the row is proven unsolvable{how}",
+              "set impossible to true (and complexity_bin to 5), or re-annotate the row")
+    level = meta.get("complexity_bin")
+    if isinstance(level, int) and (level == IMPOSSIBLE_BIN) != impossible:
+        error("complexity_bin", f"bin {level} for a row labelled {'impossible' if impossible else 'possible'} "
+              f"(bin {IMPOSSIBLE_BIN} holds the impossible rows, and only them)",
+              "make the bin and the impossible label agree (the label must agree with /optimal)")
+    if not impossible and not proven and meta.get("reference_actions") is not None:
+        _check_reference_actions(task, meta["reference_actions"], error)
+    return out
+
+
+def _check_reference_actions(task, stored, error) -> None:
+    try:
+        from .reference import reference_plan
+    except ImportError:  # the reproduction of the reference planner is optional, as for annotate
+        return
+    plan = reference_plan(task)
+    if plan is None:
+        error("reference_actions", f"the reference planner finds no plan, yet {stored} reference actions are stored",
+              "remove reference_actions, or re-annotate (python -m domains.plancraft.annotate FILE)")
+    elif len(plan) != stored:
+        error("reference_actions", f"the reference planner's plan has {len(plan)} actions, not the stored {stored} "
+              "(Action Efficiency subtracts it)", f"set reference_actions to {len(plan)}")

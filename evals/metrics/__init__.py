@@ -7,7 +7,9 @@ binned [0, 0.5], (0.5, 1], > 1 (its Fig. 4).
 
 A world adds its own metrics without touching the harness: `domains/<world>/metrics.py` may
 define `episode_metrics(task, episode) -> dict` (extra fields for one episode's line) and
-`summary_metrics(rows: list[dict]) -> dict` (extra summary columns for a group of lines).
+`summary_metrics(rows: list[dict]) -> dict` (extra summary columns for a group of lines), and
+`check_answer_key(task) -> list[Diagnostic]` when its rows carry labels the metrics trust (called
+before anything is scored: `engine.validate.check_answer_keys`).
 
 A plug-in that raises (a problem without the metadata it expects, a bug) costs the one episode it
 was scoring, not the run: the episode's outcome becomes `metric-error`, its own outcome is kept in
