@@ -256,7 +256,7 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
             click.echo(f"  {message}", err=True)
     unscored = [r for r in rows if r.get("outcome") in R.UNSCORED + R.NOT_RUN]
     if unscored:
-        click.echo(f"\n{len(unscored)} episode(s) could not be run or scored to the end (their lines in "
+        click.echo(f"\n{len(unscored)} episode(s) could not be scored or run to the end (their lines in "
                    f"{folder / 'episodes.jsonl'} say why, in 'error'):", err=True)
         for r in sorted(unscored, key=lambda r: r["id"])[:20]:
             click.echo(f"  {r['id']}: {r['outcome']}: {r.get('error')}", err=True)
