@@ -13,7 +13,6 @@ time, Fast Downward's cost and time, and whether they agree.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
