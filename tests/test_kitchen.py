@@ -2,6 +2,7 @@
 import json
 
 import pytest
+import stored_plans
 
 from engine import Task, validate_plan
 from engine.loader import build_problem
@@ -127,25 +128,30 @@ def test_verified_optima_of_base_tasks(path, optimum):
     assert validate_plan(t, result.plan).valid
 
 
-def _stored():
-    import glob
-    paths = sorted(glob.glob("problems/sync/*.json") + glob.glob("problems/async/*.json")
-                   + glob.glob("problems/multiagent/*.json") + glob.glob(f"{TASKS}/*/*.json"))
-    return [p for p in paths if (json.load(open(p)).get("optimal") or {}).get("plan")]
-
-
 def test_the_evaluated_set_has_300_problems():
     import glob
     assert sum(len(glob.glob(f"problems/{s}/*.json")) for s in ("sync", "async", "multiagent")) == 300
 
 
-@pytest.mark.parametrize("path", _stored())
+def test_the_stored_plans_replayed_here_are_every_one_but_a_sample_of_the_two_dish_multi_agent_tasks():
+    everything, here = stored_plans.stored(), stored_plans.sampled()
+    left_out = sorted(set(everything) - set(here))
+    assert all(stored_plans.two_dish(p) and p.startswith("problems/multiagent/") for p in left_out) and left_out
+    for task in stored_plans.TWO_DISH:  # of each two-dish task: its base task and at least one seeded file
+        replayed = [p for p in here if stored_plans.two_dish(p) and p.rsplit("/", 1)[1].startswith(task)]
+        assert any(p.startswith(TASKS) for p in replayed) and any(p.startswith("problems/") for p in replayed)
+
+
+@pytest.mark.parametrize("path", stored_plans.sampled())
 def test_stored_optimal_plans_validate_with_their_cost(path):
+    """Stored plans replay to the goal at their stored cost: every one, except that of the
+    two-dish multi-agent tasks 08-10 (goals that take 4-47 s to ground) only the base tasks' and
+    the seeded files' that tests/test_kitchen_fidelity.py samples, 7 of 33 (tests/stored_plans.py);
+    `python evals/bench/stored_plans.py` replays them all."""
     data = json.load(open(path))
-    t = Task.load(path)
     entry = data["optimal"]
-    result = validate_plan(t, entry["plan"])
-    assert result.valid, result.message()
+    result = stored_plans.replay(path)
+    assert result.valid, result.message
     if entry["cost"] is not None:
         assert result.cost == entry["cost"] and "upper_bound" not in entry
     else:  # not proven: the best known plan, with its cost as upper bound above the proven lower bound

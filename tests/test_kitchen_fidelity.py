@@ -193,18 +193,19 @@ def test_the_turn_indicator_passes_on_each_step_but_not_on_the_goal_step():
 def test_stored_multi_agent_plans_and_bounds_are_for_the_any_robot_mode():
     """Every multi-agent file takes the domain's mode; its plan replays in it at its stored cost,
     and its lower bound (proven in this mode: a turn-based bound is not one here) is below it."""
-    import glob
     import json
 
-    paths = sorted(glob.glob("domains/kitchen/tasks/multiagent/*.json")) + sorted(glob.glob("problems/multiagent/*.json"))
+    from stored_plans import fidelity_sample, multiagent_paths, replay
+
+    paths = multiagent_paths()
     assert len(paths) == 110
-    for path in paths[::7]:
+    for path in paths:
+        assert "agents" not in json.load(open(path)), path
+    for path in fidelity_sample():  # every 7th; replayed once a session (tests/test_kitchen.py replays them too)
         data = json.load(open(path))
-        assert "agents" not in data, path
-        t = Task.load(path)
-        assert t.agent_mode == "any"
+        result = replay(path)
+        assert result.agent_mode == "any"
         entry = data["optimal"]
-        result = validate_plan(t, entry["plan"])
         assert result.valid and result.cost == (entry["cost"] if entry.get("cost") is not None else entry["upper_bound"]), path
         assert entry.get("lower_bound", 0) <= result.cost, path
 

@@ -5,6 +5,10 @@
   (including [0]), the text observation and success must agree. The sequences lean towards
   crafting (see domains/plancraft/conformance.py). plancraft redraws a 704x664 image on every
   step; the long run swaps its drawing out (it never touches the state) and a short run keeps it.
+  The long run also has plancraft find what a crafting grid makes once per grid, from the recipes
+  that could hold its items (`RememberedCrafts`: its scan of every recipe on every grid change was
+  most of the run); the short run keeps plancraft's own method, and a third test checks that the
+  two agree on every grid the sequences make and on grids built from each recipe.
 - Every val example's initial inventory and observation against plancraft's own data file.
 - 6,000 random and garbled replies read by `read_reply` and by plancraft's handlers (as its
   Evaluator chains them) under random handler sets: the same action, stop, message or reply;
@@ -36,10 +40,10 @@ def val_tasks():
     return [Task.load(f"{VAL}#{name}") for name in names(VAL)]
 
 
-def _replay_many(tasks, seeds, picture: bool):
+def _replay_many(tasks, seeds, picture: bool, remember_crafts: bool = False, env=None):
     from domains.plancraft.conformance import Replay, reference_env, replay_both
 
-    env = reference_env(picture=picture)
+    env = env or reference_env(picture=picture, remember_crafts=remember_crafts)
     total, reached, failures = Replay(), 0, []
     for seed in seeds:
         task = tasks[seed % len(tasks)]
@@ -55,7 +59,7 @@ def _replay_many(tasks, seeds, picture: bool):
 @needs_plancraft
 def test_every_step_agrees_with_plancraft(val_tasks):
     began = time.perf_counter()
-    total, reached, failures = _replay_many(val_tasks, range(SEQUENCES), picture=False)
+    total, reached, failures = _replay_many(val_tasks, range(SEQUENCES), picture=False, remember_crafts=True)
     print(f"\nplancraft conformance: {SEQUENCES} sequences, {total.steps} steps compared, "
           f"{len(failures)} disagreeing ({100 * (1 - len(failures) / SEQUENCES):.1f}% of sequences agree); "
           f"{total.changed} steps changed the inventory, {total.crafted} crafts taken from [0], "
@@ -69,6 +73,53 @@ def test_every_step_agrees_with_plancraft(val_tasks):
 def test_with_plancraft_drawing_its_picture(val_tasks):
     total, _, failures = _replay_many(val_tasks, range(10_000, 10_030), picture=True)
     assert total.steps == 30 * LENGTH and not failures, "\n".join(failures[:5])
+
+
+@needs_plancraft
+def test_remembered_crafts_are_what_plancraft_crafts(val_tasks):
+    """`RememberedCrafts`, which the long run uses, gives plancraft's own answer for every grid of
+    10 sequences and for a grid laid from every recipe (a random placement; for one in ten, also
+    with one stray item more): the same result, count and cells to use up, or nothing."""
+    from plancraft.environment.recipes import ALL_ITEMS, convert_ingredients_to_table
+
+    from domains.plancraft.conformance import reference_env
+
+    env = reference_env(remember_crafts=True)
+    _, _, failures = _replay_many(val_tasks, range(20_000, 20_010), picture=False, env=env)
+    assert not failures, "\n".join(failures[:5])
+    remembered = env.populate_craft_slot_craft_item
+    grids = list(remembered.seen)
+    rng = random.Random(11)
+    empty = len(ALL_ITEMS)
+    for recipe in env.crafting_recipes:
+        cells = [None] * 9
+        if hasattr(recipe, "kernel"):
+            top, left = rng.randint(0, 3 - recipe.kernel_height), rng.randint(0, 3 - recipe.kernel_width)
+            for i, row in enumerate(recipe.kernel):
+                for j, options in enumerate(row):
+                    pick = rng.choice(sorted(options))
+                    cells[(top + i) * 3 + left + j] = None if pick == empty else ALL_ITEMS[pick]
+        else:
+            items = [item for item, n in rng.choice(recipe.ingredients).items() for _ in range(n)]
+            for item, slot in zip(items, rng.sample(range(9), len(items))):
+                cells[slot] = item
+        grids.append(tuple(cells))
+        if rng.random() < 0.1:
+            cells[rng.randrange(9)] = rng.choice(ALL_ITEMS)
+            grids.append(tuple(cells))
+
+    def answer(crafted):
+        return None if crafted is None else (crafted[0].item, crafted[0].count, tuple(crafted[1]))
+
+    crafted = 0
+    for grid in grids:
+        table = convert_ingredients_to_table(list(grid))
+        theirs = next((answer(found) for recipe in env.crafting_recipes if (found := recipe.craft(table))), None)
+        ours = next((answer(found) for k in remembered.candidates(grid)
+                     if (found := env.crafting_recipes[k].craft(table))), None)
+        assert ours == theirs, grid
+        crafted += theirs is not None
+    assert len(grids) > 634 and crafted > 600
 
 
 @needs_plancraft

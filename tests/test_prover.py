@@ -143,13 +143,17 @@ def _random_states(task, seed, count, depth):
     return out
 
 
-@pytest.mark.parametrize("name", ["sync/01_cheese_sandwich", "sync/02_lettuce_sandwich", "async/01_cheese_chicken_sandwich",
-                                  "async/06_potato_soup"])
-def test_counting_estimates_never_exceed_the_true_cost_to_go(name):
+@pytest.mark.parametrize("name, count", [("sync/01_cheese_sandwich", 12), ("sync/02_lettuce_sandwich", 12),
+                                         ("async/01_cheese_chicken_sandwich", 6), ("async/06_potato_soup", 6)])
+def test_counting_estimates_never_exceed_the_true_cost_to_go(name, count):
+    """`count` random states (seeded walks of up to 12 steps), each solved optimally: 12 in the sync
+    tasks, 6 (the first 6 of the same 12) in the async ones, where one optimal search from a state
+    with cooking timers under way takes seconds; the async start states' estimates are checked
+    against their proven optima by test_every_estimate_of_the_start_stays_below_the_proven_optimum."""
     from planners import heuristics as H
     task = kitchen(name)
     estimates = [H.make(task, "opcount"), H.make(task, "lmcount")]
-    for state in _random_states(task, seed=len(name), count=12, depth=12):
+    for state in _random_states(task, seed=len(name), count=12, depth=12)[:count]:
         exact = solve(task, planner="astar", heuristic="max(hmax,lmcut)", start=state, time_limit=60)
         assert exact.status == SOLVED_OPTIMAL
         for h in estimates:

@@ -86,6 +86,13 @@ def _plan_eval(args, env=None, **popen):
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
 
 
+def _local(args):
+    """A run on the local backend, in this process (the reference the Ray runs are compared with:
+    it starts no Ray, so nothing of Ray's driver state enters pytest): (exit code, stdout, stderr)."""
+    result = CliRunner().invoke(run, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
 def _episodes(folder: Path) -> dict:
     """id -> the line without its timing fields; a repeated id (an episode written twice) fails."""
     rows = {}
@@ -121,16 +128,16 @@ def own_world(tmp_path_factory):
 def test_local_workers_and_ray_give_the_same_episodes_and_table(tmp_path, cluster, own_world):
     problems = KITCHEN[:4] + ["problems/ppnl/single_5x5.jsonl#1", "problems/ppnl/single_5x5.jsonl#2"] + own_world
     common = problems + FAST
-    one = _plan_eval(common + ["--out", str(tmp_path / "one")])
-    two = _plan_eval(common + ["--out", str(tmp_path / "two"), "--workers", "2"])
+    one = _local(common + ["--out", str(tmp_path / "one")])
+    two = _local(common + ["--out", str(tmp_path / "two"), "--workers", "2"])
     on_cluster = _plan_eval(common + ["--out", str(tmp_path / "cluster"), "--backend", "ray", "--ray-address", cluster])
-    for result in (one, two, on_cluster):
-        assert result.returncode == 0, result.stderr[-3000:]
+    assert one[0] == two[0] == 0, one[2][-3000:] + two[2][-3000:]
+    assert on_cluster.returncode == 0, on_cluster.stderr[-3000:]
     reference = _episodes(tmp_path / "one")
     assert len(reference) == 2 * len(problems)
     assert _episodes(tmp_path / "two") == reference
     assert _episodes(tmp_path / "cluster") == reference
-    assert _table(on_cluster.stdout) == _table(one.stdout)
+    assert _table(on_cluster.stdout) == _table(one[1])
     # the manifest is the local one: a run may be resumed on either backend
     manifests = [json.loads((tmp_path / name / "manifest.json").read_text()) for name in ("one", "cluster")]
     assert manifests[0]["problems"] == manifests[1]["problems"] and manifests[0]["settings"] == manifests[1]["settings"]
@@ -171,10 +178,10 @@ def _cmdline(pid: int) -> bytes:
 def test_plain_backend_ray_starts_and_stops_its_own_instance(tmp_path):
     before = _raylets()  # the module's cluster may be up: it is not plan-eval's to stop
     problems = KITCHEN[:2] + FAST
-    local = _plan_eval(problems + ["--out", str(tmp_path / "local")])
+    local = _local(problems + ["--out", str(tmp_path / "local")])
     on_ray = _plan_eval(problems + ["--out", str(tmp_path / "ray"), "--backend", "ray", "--workers", "2"])
     assert on_ray.returncode == 0, on_ray.stderr[-3000:]
-    assert _table(on_ray.stdout) == _table(local.stdout)
+    assert _table(on_ray.stdout) == _table(local[1])
     assert _episodes(tmp_path / "ray") == _episodes(tmp_path / "local")
     assert "Traceback" not in on_ray.stderr
     deadline = time.time() + 20
@@ -200,8 +207,8 @@ def _busy_ray_workers() -> list[int]:
 @pytest.fixture(scope="module")
 def slow_whole(tmp_path_factory):
     folder = tmp_path_factory.mktemp("slow") / "r"
-    result = _plan_eval(SLOW_KITCHEN + FAST + ["--out", str(folder)])
-    assert result.returncode == 0, result.stderr[-3000:]
+    code, _, err = _local(SLOW_KITCHEN + FAST + ["--out", str(folder)])
+    assert code == 0, err[-3000:]
     return folder
 
 

@@ -3,16 +3,18 @@ the recorded hashes, a problem edited since the run is said rather than drawn wr
 agree with the stored optimum, and bad input gets a clear error."""
 import json
 import shutil
-import subprocess
-import sys
 import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from agents.loop import state_hash
 from engine import Task
+from engine.cli import main as groundplan
+from evals.cli import run as evals_run
+from evals.cli import view as evals_view
 from evals.view import Runs, problem_runs, serve
 from evals.view.episodes import replay_frames
 
@@ -23,8 +25,8 @@ PROBLEM = "problems/sync/01_cheese_sandwich_s126.json"
 def run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("run") / "r"
     problem = PROBLEM if Path(PROBLEM).exists() else str(sorted(Path("problems/sync").glob("01_*.json"))[0])
-    subprocess.run([sys.executable, "-m", "evals.cli", problem, "--out", str(folder), "--steps-to-go-time", "0"],
-                   check=True, capture_output=True, timeout=600)
+    done = CliRunner().invoke(evals_run, [problem, "--out", str(folder), "--steps-to-go-time", "0"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
     return folder, [json.loads(x) for x in (folder / "episodes.jsonl").read_text().splitlines()]
 
 
@@ -95,16 +97,17 @@ def test_bad_view_commands_get_clear_errors(run, tmp_path, args, words):
     empty = tmp_path / "empty"
     empty.mkdir()
     argv = [str(folder) if a == "RUN" else str(empty) if a == "EMPTY" else a for a in args]
-    done = subprocess.run([sys.executable, "-m", "evals.cli", *argv], capture_output=True, text=True, cwd=Path.cwd(), timeout=300)
-    assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+    done = CliRunner().invoke(evals_view, argv[1:])  # in this process: an uncaught exception is done.exception
+    assert done.exit_code != 0 and words in done.stderr, done.stderr
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exception  # no traceback
 
 
 def test_groundplan_view_of_a_plan_that_is_not_an_action_names_the_step(tmp_path):
     plan = tmp_path / "plan.txt"
     plan.write_text("pick up b\nfly to the moon\n")
-    done = subprocess.run([sys.executable, "-m", "engine.cli", "view", "problems/blocksworld/sussman.json", str(plan),
-                           "--html", str(tmp_path / "x.html")], capture_output=True, text=True, timeout=300)
-    assert done.returncode != 0 and "fly to the moon" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    done = CliRunner().invoke(groundplan, ["view", "problems/blocksworld/sussman.json", str(plan), "--html", str(tmp_path / "x.html")])
+    assert done.exit_code != 0 and "fly to the moon" in done.stderr, done.stderr
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exception  # no traceback
 
 
 def test_a_problem_and_a_plan_make_a_one_episode_page(tmp_path):

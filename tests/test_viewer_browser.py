@@ -4,12 +4,12 @@ through a run with the keyboard, filtering the list, and comparing two runs side
 Expected values come from the run folder itself (episodes.jsonl: the actions taken and the state
 hashes before and after each step), never from the viewer's code."""
 import json
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from browser import launch, require_browser
 
@@ -17,7 +17,12 @@ PROBLEMS = ["problems/async/01_cheese_chicken_sandwich_s126.json", "problems/asy
 
 
 def plan_eval(*args):
-    subprocess.run([sys.executable, "-m", "evals.cli", *args], check=True, capture_output=True, text=True, timeout=600)
+    """plan-eval in this process (these tests are about the page, not the process)."""
+    from evals.cli import run, view
+
+    command, args = (view, args[1:]) if args[0] == "view" else (run, args)
+    done = CliRunner().invoke(command, list(args), catch_exceptions=False)
+    assert done.exit_code == 0, done.output
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +150,10 @@ WORLDS = {
 def test_every_world_is_drawn_from_its_data(world, browser, tmp_path):
     problem, selector = WORLDS[world]
     out = tmp_path / f"{world}.html"
-    subprocess.run([sys.executable, "-m", "engine.cli", "view", problem, "--html", str(out), "--togo-time", "0"],
-                   check=True, capture_output=True, text=True, timeout=300)
+    from engine.cli import main
+
+    done = CliRunner().invoke(main, ["view", problem, "--html", str(out), "--togo-time", "0"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
     page, errors = open_page(browser, out.as_uri())
     from engine import Task
     from engine.picture import scene

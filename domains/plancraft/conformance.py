@@ -52,14 +52,82 @@ class NoPicture:
     frame = None
 
 
-def reference_env(picture: bool = False):
-    """One PlancraftEnvironment to reset for every sequence (building one loads 976 images)."""
+def reference_env(picture: bool = False, remember_crafts: bool = False):
+    """One PlancraftEnvironment to reset for every sequence (building one loads 976 images).
+
+    `remember_crafts`: its crafting output is found once per grid (see `RememberedCrafts`), the
+    rest of its code runs as it is; for long runs, where the scan of every recipe on every grid
+    change is most of the reference's time."""
     from plancraft.environment.env import PlancraftEnvironment
 
     env = PlancraftEnvironment(inventory={})
     if not picture:
         env.table = NoPicture()
+    if remember_crafts:
+        env.populate_craft_slot_craft_item = RememberedCrafts(env)
     return env
+
+
+class RememberedCrafts:
+    """plancraft's `populate_craft_slot_craft_item` with its scan of the crafting recipes done once
+    per grid. What a grid crafts is a function of the item types in its 9 cells alone (each
+    recipe's `craft` reads only the table built from them), so the first time a grid is seen the
+    reference's own scan (the same recipes, the same order, the same `craft`) answers, and its
+    answer, the result and the cells to use up, is kept; the slot updates are the reference's own
+    (`add_item_to_slot` / `remove_item_from_slot`), as in its method.
+
+    The scan skips, keeping their order, the recipes that cannot craft the grid because one of
+    its items is in none of their cells (a shaped recipe's kernel sets, a shapeless one's
+    ingredient counts): the reference's own scan would find nothing there either."""
+
+    def __init__(self, env):
+        from plancraft.environment.recipes import ShapedRecipe, ShapelessRecipe
+
+        self.env, self.seen = env, {}
+        self.takes: dict[int, set[int]] = {}  # item id -> the recipes (by position) that may hold it
+        self.anything: set[int] = set()  # recipes of another kind: always asked
+        for k, recipe in enumerate(env.crafting_recipes):
+            if isinstance(recipe, ShapedRecipe):
+                items = set().union(*(cell for row in recipe.kernel for cell in row))
+            elif isinstance(recipe, ShapelessRecipe):
+                items = {int(i) for i in recipe.ingredients_arr[:, :-1].nonzero()[1]}
+            else:
+                self.anything.add(k)
+                continue
+            for item in items:
+                self.takes.setdefault(int(item), set()).add(k)
+
+    def candidates(self, grid) -> list[int]:
+        from plancraft.environment.recipes import item_to_id
+
+        ids = {item_to_id(item) for item in grid if item is not None}
+        if not ids:
+            return list(range(len(self.env.crafting_recipes)))
+        able = set.intersection(*(self.takes.get(i, set()) for i in ids)) | self.anything
+        return sorted(able)
+
+    def __call__(self):
+        from plancraft.environment.recipes import convert_ingredients_to_table
+
+        env = self.env
+        grid = tuple(None if env.slot_empty(i) else env.state[i]["type"] for i in env.table_indexes)
+        if grid not in self.seen:
+            answer = None
+            table = convert_ingredients_to_table(list(grid))
+            for k in self.candidates(grid):
+                if found := env.crafting_recipes[k].craft(table):
+                    result, indexes = found
+                    answer = (result.item, result.count, tuple(indexes))
+                    break
+            self.seen[grid] = answer
+        answer = self.seen[grid]
+        if answer is None:
+            env.ingredients_idxs = []
+            env.remove_item_from_slot(env.output_index)
+        else:
+            item, count, indexes = answer
+            env.ingredients_idxs = list(indexes)
+            env.add_item_to_slot(item, env.output_index, count)
 
 
 def reference_handlers(tools=TOOLS) -> list:
