@@ -42,7 +42,15 @@ def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
     """Structural errors against the shipped JSON Schema, one per offending place."""
     validator = _validators()[kind]
     out = []
-    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+    found = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    while found:
+        error = found.pop(0)
+        if error.validator == "oneOf" and error.schema.get("title") == "colour" and not isinstance(error.instance, str):
+            # a choice of colours with a wrong case: report that case (its pointer), not the whole choice
+            inner = [e for e in error.context if e.validator != "type" and e.relative_schema_path[0] == 1]
+            if inner:
+                found[:0] = sorted(inner, key=lambda e: list(map(str, e.absolute_path)))
+                continue
         where = pointer(error.absolute_path)
         hint = None
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
@@ -56,6 +64,12 @@ def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
             hint = f'this version reads language version "{LANGUAGE_VERSION}": set "groundplan": "{LANGUAGE_VERSION}"'
         if error.validator == "required":
             hint = "add the missing key"
+        if error.validator in ("pattern", "oneOf") and error.schema.get("title") == "colour" and isinstance(error.instance, str):
+            from .picture import colour_problem  # the schema's colour pattern failed: say what a colour is
+
+            message, hint = colour_problem(error.instance) or (f"'{error.instance}' is not a colour", None)
+            out.append(Diagnostic(file, where, message, hint))
+            continue
         out.append(Diagnostic(file, where, error.message if len(error.message) < 200 else error.message[:197] + "...", hint))
     return out
 

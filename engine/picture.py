@@ -17,12 +17,16 @@ A query is a list of patterns joined on their shared variables: an atom `["at", 
 (static and derived facts included), a fluent `{"fluent": ["x", "?t"], "value": "?x"}`, the
 objects of a type `{"type": ["?t", "door"]}`, an atom of the problem's goal `{"goal": ["at", "?c"]}`,
 and two filters of the bindings found so far: `{"not": atom}` and `{"compare": ["?v", ">", 0]}`.
+
+Colours go into the viewer's CSS, and a domain is data anyone may share, so a colour is accepted
+only in a strict syntax (a CSS name, #hex, rgb()/rgba() of numbers): checked when the domain loads,
+and again for a colour filled in from a state when it is drawn.
 """
 from __future__ import annotations
 
 import re
 
-from .errors import GroundplanError
+from .errors import GroundplanError, did_you_mean
 from .parse import is_var
 from .task import State
 
@@ -129,6 +133,60 @@ class Query:
                 continue
             else:
                 yield {**out, value_var: value}
+
+
+# ------------------------------------------------------------------ colours
+# A colour reaches the page's CSS, so only a strict syntax is accepted (a domain is data anyone may
+# share: `#444;background-image:url(...)` would make the viewer fetch an outside address). The
+# schema's pattern (the same text, `$defs/picture_colour`) refuses any other character; the loader
+# then checks a name is a CSS colour; a colour filled in from a state (`"{k}"`) is checked when drawn.
+_NUMBER = r"[0-9]+(\.[0-9]+)?%?"
+COLOUR_PATTERN = (r"^(#([0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})"
+                  rf"|rgb\( *{_NUMBER} *, *{_NUMBER} *, *{_NUMBER} *\)"
+                  rf"|rgba\( *{_NUMBER} *, *{_NUMBER} *, *{_NUMBER} *, *([0-9]*\.)?[0-9]+%? *\)"
+                  r"|[a-zA-Z]+)$")
+_COLOUR = re.compile(COLOUR_PATTERN.rstrip("$") + r"\Z")
+CSS_COLOUR_NAMES = frozenset("""
+aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue blueviolet brown
+burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk crimson cyan darkblue darkcyan
+darkgoldenrod darkgray darkgreen darkgrey darkkhaki darkmagenta darkolivegreen darkorange darkorchid
+darkred darksalmon darkseagreen darkslateblue darkslategray darkslategrey darkturquoise darkviolet
+deeppink deepskyblue dimgray dimgrey dodgerblue firebrick floralwhite forestgreen fuchsia gainsboro
+ghostwhite gold goldenrod gray green greenyellow grey honeydew hotpink indianred indigo ivory khaki
+lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan lightgoldenrodyellow
+lightgray lightgreen lightgrey lightpink lightsalmon lightseagreen lightskyblue lightslategray
+lightslategrey lightsteelblue lightyellow lime limegreen linen magenta maroon mediumaquamarine
+mediumblue mediumorchid mediumpurple mediumseagreen mediumslateblue mediumspringgreen mediumturquoise
+mediumvioletred midnightblue mintcream mistyrose moccasin navajowhite navy oldlace olive olivedrab
+orange orangered orchid palegoldenrod palegreen paleturquoise palevioletred papayawhip peachpuff peru
+pink plum powderblue purple rebeccapurple red rosybrown royalblue saddlebrown salmon sandybrown
+seagreen seashell sienna silver skyblue slateblue slategray slategrey snow springgreen steelblue tan
+teal thistle tomato turquoise violet wheat white whitesmoke yellow yellowgreen transparent""".split())
+COLOUR_HINT = ("write a CSS colour name ('steelblue'), #rgb, #rrggbb, #rrggbbaa, "
+               "rgb(r, g, b) or rgba(r, g, b, a) with numbers")
+
+
+def is_colour(text) -> bool:
+    """Whether `text` is a colour in the accepted syntax (a name must be a CSS colour's)."""
+    if not isinstance(text, str) or not _COLOUR.match(text):
+        return False
+    return text.startswith(("#", "rgb")) or text.lower() in CSS_COLOUR_NAMES
+
+
+def colour_problem(text: str) -> tuple[str, str] | None:
+    """(message, hint) when `text` is not an accepted colour, else None."""
+    if is_colour(text):
+        return None
+    if isinstance(text, str) and re.fullmatch(r"[a-zA-Z]+", text):
+        return f"'{text}' is not a CSS colour name", did_you_mean(text.lower(), CSS_COLOUR_NAMES) or COLOUR_HINT
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    shown = f"'{shown}'" if shown.isprintable() else repr(shown)  # a newline shown as \\n
+    return f"{shown} is not a colour", COLOUR_HINT
+
+
+def _colour(text):
+    """A colour filled in from a state, or None (not drawn) when it is not one."""
+    return text if is_colour(text) else None
 
 
 # ------------------------------------------------------------------ texts and styles
@@ -258,7 +316,7 @@ def grid_scene(task, state: State, spec: dict, query: Query) -> dict:
         for r in range(rows):
             for c in range(cols):
                 if every and ((r + r0) % every == 0 or (c + c0) % every == 0):
-                    marks.append({"r": r, "c": c, "fill": rooms.get("fill", "#666"), "title": rooms.get("title", "wall"), "layer": -1})
+                    marks.append({"r": r, "c": c, "fill": _colour(rooms.get("fill", "#666")), "title": rooms.get("title", "wall"), "layer": -1})
     for layer, mark in enumerate(spec.get("marks", [])):
         for b in query.bindings(mark["for"]):
             where = cells.where(mark["at"], b)
@@ -271,10 +329,12 @@ def grid_scene(task, state: State, spec: dict, query: Query) -> dict:
             for key in ("fill", "glyph", "color", "label", "title"):
                 if key in mark:
                     text = fill(mark[key], b, mark.get("names"), task.domain, labels)
+                    if key in ("fill", "color"):
+                        text = _colour(text)  # "{k}" filled in by an object's name or label: only a colour is drawn
                     if text is not None:
                         out[key] = text
             marks.append(out)
-    return {"kind": "grid", "rows": rows, "cols": cols, "background": spec.get("background", "#fff"), "marks": marks}
+    return {"kind": "grid", "rows": rows, "cols": cols, "background": _colour(spec.get("background", "#fff")) or "#fff", "marks": marks}
 
 
 # ------------------------------------------------------------------ stacks
@@ -292,7 +352,7 @@ def stacks_scene(task, state: State, spec: dict, query: Query) -> dict:
             if query.bindings(s["when"], {"?x": name}):
                 if "badge" in s:
                     out["badges"].append(s["badge"])
-                if "color" in s:
+                if "color" in s and _colour(s["color"]):
                     out.setdefault("color", s["color"])
         return out
 
@@ -444,6 +504,10 @@ def picture_errors(spec: dict, predicates: dict, fluents: dict) -> list[tuple[li
             if is_var(var) and var not in bound:
                 errors.append((base + ["marks", i, "at"], f"'{var}' is not bound by the mark's 'for' patterns",
                                f"bound there: {', '.join(sorted(bound)) or 'nothing'}"))
+    for where, text in _colours(spec, base):
+        problem = colour_problem(text)
+        if problem:
+            errors.append((where, *problem))
     for key in ("on", "above", "inside"):
         for i, pattern in enumerate(spec.get(key, [])):
             query([pattern], base + [key, i], set())
@@ -453,3 +517,25 @@ def picture_errors(spec: dict, predicates: dict, fluents: dict) -> list[tuple[li
     for i, style in enumerate(spec.get("styles", [])):
         query(style["when"], base + ["styles", i, "when"], {"?x"})
     return errors
+
+
+def _colours(spec: dict, base: list):
+    """(JSON path, text) of every colour the picture states (a lone field, "{k}", is filled in
+    from a state and checked when drawn)."""
+    if "background" in spec:
+        yield base + ["background"], spec["background"]
+    if "fill" in spec.get("rooms", {}):
+        yield base + ["rooms", "fill"], spec["rooms"]["fill"]
+    for i, mark in enumerate(spec.get("marks", [])):
+        for key in ("fill", "color"):
+            value, where = mark.get(key), base + ["marks", i, key]
+            if isinstance(value, str) and not _FIELD.fullmatch(value):
+                yield where, value
+            elif isinstance(value, dict):
+                for case, text in value.get("cases", {}).items():
+                    yield where + ["cases", case], text
+                if "else" in value:
+                    yield where + ["else"], value["else"]
+    for i, style in enumerate(spec.get("styles", [])):
+        if "color" in style:
+            yield base + ["styles", i, "color"], style["color"]

@@ -169,6 +169,59 @@ def test_a_wrong_picture_is_refused_at_load_time_with_its_pointer(tmp_path, chan
     assert pointer in text and words in text, text
 
 
+HOSTILE = "#4a4a4a;background-image:url(http://127.0.0.1:9/x)"
+
+
+@pytest.mark.parametrize("change, pointer, words", [
+    (lambda p: p.__setitem__("background", HOSTILE), "/render/picture/background", "is not a colour"),
+    (lambda p: p["marks"][0].__setitem__("fill", HOSTILE), "/render/picture/marks/0/fill", "is not a colour"),
+    (lambda p: p["marks"][2].__setitem__("color", "url(http://127.0.0.1:9/x)"), "/render/picture/marks/2/color", "is not a colour"),
+    (lambda p: p["marks"][2].__setitem__("color", {"by": "?c", "cases": {"c0_0": HOSTILE}}),
+     "/render/picture/marks/2/color/cases/c0_0", "is not a colour"),
+    (lambda p: p.__setitem__("rooms", {"every": 4, "fill": "red\n"}), "/render/picture/rooms/fill", "is not a colour"),
+    (lambda p: p.__setitem__("styles", [{"when": [], "color": "expression(alert(1))"}]), "/render/picture/styles/0/color", "is not a colour"),
+    (lambda p: p["marks"][0].__setitem__("fill", "gren"), "/render/picture/marks/0/fill", "did you mean 'green'"),
+    (lambda p: p["marks"][0].__setitem__("fill", "rgb(1, 2, x)"), "/render/picture/marks/0/fill", "rgb(r, g, b)"),
+])
+def test_a_colour_outside_the_strict_syntax_is_refused_with_its_pointer(tmp_path, change, pointer, words):
+    """Issue 32, item 10: a colour goes into the viewer's CSS, so a domain's colour that is more
+    than a colour (a second declaration, a url()) must never load."""
+    data = json.loads(Path("domains/grasp/domain.json").read_text())
+    change(data["render"]["picture"])
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(GroundplanError) as info:
+        load_domain(str(path))
+    text = str(info.value)
+    assert f"domain.json#{pointer}:" in text and words in text, text
+    assert "CSS colour name" in text or "did you mean" in text  # the hint says what a colour may be
+
+
+@pytest.mark.parametrize("colour", ["steelblue", "Grey", "transparent", "#4a4a4a", "#fff", "#ffe28a80", "rgb(74, 74, 74)",
+                                    "rgba(0,0,0,.5)", "rgb(10%, 20%, 30%)"])
+def test_every_documented_colour_form_loads(tmp_path, colour):
+    data = json.loads(Path("domains/grasp/domain.json").read_text())
+    data["render"]["picture"]["background"] = colour
+    data["render"]["picture"]["marks"][0]["fill"] = {"by": "?c", "cases": {"c0_0": colour}, "else": colour}
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps(data))
+    assert load_domain(str(path)).render["picture"]["background"] == colour
+
+
+def test_a_colour_filled_in_from_the_state_is_drawn_only_when_it_is_a_colour(tmp_path):
+    task = first("problems/grasp/inner_cluster_block.jsonl")
+    original = task.domain.render["picture"]  # the loaded domain is shared (cached): put it back
+    spec = copy.deepcopy(original)
+    spec["marks"][0]["fill"] = "{c}"  # an obstacle's cell name (c3_4) is no colour: the mark has no fill
+    task.domain.render["picture"] = spec
+    try:
+        s = scene(task, task.initial_state())
+    finally:
+        task.domain.render["picture"] = original
+    obstacles = [m for m in s["marks"] if m.get("title", "").startswith("obstacle")]
+    assert obstacles and all("fill" not in m for m in obstacles)
+
+
 def test_a_size_read_from_missing_metadata_names_the_problem():
     task = first("problems/ppnl/single_5x5.jsonl")
     data = {"groundplan": "1", "domain": task.domain.file, "name": "bare", "objects": dict(task.problem.objects),

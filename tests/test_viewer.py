@@ -87,6 +87,61 @@ def test_the_server_answers_the_page_an_episode_and_its_steps_to_go(run):
     assert info.value.code == 404 and "no episode 'nope'" in info.value.read().decode()
 
 
+def test_the_server_answers_only_to_loopback_names_and_sends_its_policy(run):
+    """Issue 32, item 9: a page elsewhere whose name is rebound to 127.0.0.1 sends its own Host,
+    and must read neither the page nor an episode's prompts and replies."""
+    import http.client
+
+    folder, rows = run
+    got, ready = {}, threading.Event()
+    threading.Thread(target=serve, args=(Runs([folder], togo_time=0), 0, lambda url: (got.update(url=url), ready.set())),
+                     daemon=True).start()
+    assert ready.wait(30)
+    port = int(got["url"].rstrip("/").rsplit(":", 1)[1])
+    episode = "/episode?run=0&id=" + urllib.parse.quote(rows[0]["id"])
+
+    def get(path: str, host: str | None):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            if host is None:  # no Host header at all
+                connection.putrequest("GET", path, skip_host=True)
+                connection.endheaders()
+            else:
+                connection.request("GET", path, headers={"Host": host})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", f"localhost:{port + 1}", "localhost.",
+                 f"127.0.0.1:{port}@evil.example", "", None):
+        for path in ("/", episode, "/togo?run=0&id=x"):
+            status, _, body = get(path, host)
+            assert status == 403 and b"prompt" not in body and b"gp-index" not in body, (host, path, status)
+    for host in ("127.0.0.1", f"127.0.0.1:{port}", "localhost", f"localhost:{port}", f"LocalHost:{port}", "[::1]", f"[::1]:{port}"):
+        status, headers, page = get("/", host)
+        assert status == 200 and b"gp-index" in page, host
+    status, _, body = get(episode, f"localhost:{port}")
+    assert status == 200 and json.loads(body)["frames"]
+    # issue 32, item 10: the page may run its own script and style and load nothing from elsewhere
+    policy = headers["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "img-src 'none'" in policy and "connect-src 'self'" in policy
+    assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
+    assert '<meta http-equiv="Content-Security-Policy"' in page.decode()
+
+
+def test_the_html_file_carries_its_policy_before_any_style_or_script(run, tmp_path):
+    folder, rows = run
+    out = tmp_path / "page.html"
+    done = CliRunner().invoke(evals_view, [str(folder), "--html", str(out), "--togo-time", "0"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    text = out.read_text()
+    meta = text.index('<meta http-equiv="Content-Security-Policy" content="')
+    assert meta < text.index("<style>") and meta < text.index("<script")
+    policy = text[meta:].split('content="', 1)[1].split('"', 1)[0]
+    assert "default-src 'none'" in policy and "img-src 'none'" in policy and "unsafe-inline" not in policy
+
+
 @pytest.mark.parametrize("args, words", [
     (["view", "RUN", "--episode", "nope", "--html", "x.html"], "no episode 'nope'"),
     (["view", "EMPTY", "--html", "x.html"], "no episodes"),

@@ -50,6 +50,9 @@ def open_page(browser, url: str):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # the page's own script and style run under its Content-Security-Policy: no violation reported
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    # (so a test waits on a function, "() => ...": an expression string is run by eval, which the policy refuses)
     page.goto(url)
     page.wait_for_selector(".pane .counter")
     return page, errors
@@ -103,7 +106,7 @@ def test_the_list_filters_by_outcome_and_agent(runs, browser, tmp_path):
     shown = page.locator("#episodes tr.episode")
     assert shown.count() == sum(r["agent_label"] == "random" for r in rows)
     shown.nth(1).click()
-    page.wait_for_function("document.querySelector('.pane h2').textContent.length > 0")
+    page.wait_for_function("() => document.querySelector('.pane h2').textContent.length > 0")
     chosen = shown.nth(1).get_attribute("data-id")
     assert page.text_content(".pane h2") == next(r["problem"] for r in rows if r["id"] == chosen)
 
@@ -134,7 +137,7 @@ def test_two_runs_side_by_side_on_loopback(runs, browser):
     assert counter(page, 0).startswith("Step 1 of") and counter(page, 1).startswith("Step 1 of")
     assert page.text_content('.pane[data-run="1"] .action') == partner["trajectory"][1]["action"]
     # the oracle's steps to go arrive from the server after the pictures
-    page.wait_for_function("!document.querySelector('.pane[data-run=\"0\"]').textContent.includes('searching')", timeout=60000)
+    page.wait_for_function("() => !document.querySelector('.pane[data-run=\"0\"]').textContent.includes('searching')", timeout=60000)
     assert errors == []
 
 
@@ -161,8 +164,67 @@ def test_every_world_is_drawn_from_its_data(world, browser, tmp_path):
     task = Task.load(problem)
     expected = scene(task, task.initial_state())
     drawn = page.locator(f".pane {selector}").count()
+    same_colour = """([selector, colour]) => {
+        const probe = document.createElement("div");
+        probe.style.backgroundColor = colour;
+        return document.querySelector(selector).style.backgroundColor === probe.style.backgroundColor;
+    }"""
     if expected["kind"] == "grid":
         assert drawn == expected["rows"] * expected["cols"]
+        fills = {(m["r"], m["c"]): m["fill"] for m in expected["marks"] if m.get("fill")}  # the last mark's fill shows
+        for (r, c), colour in list(fills.items())[:3]:  # colours are painted under the page's policy
+            assert page.evaluate(same_colour, [f'.pane .cell[data-r="{r}"][data-c="{c}"]', colour]), (r, c, colour)
     else:
         assert drawn == len(expected["places"])
+        for p in [p for p in expected["places"] if p.get("color")][:3]:
+            assert page.evaluate(same_colour, [f'.pane .place[data-name="{p["name"]}"]', p["color"]]), p
     assert errors == []
+
+
+def test_the_page_loads_nothing_from_elsewhere(runs, browser, tmp_path):
+    """Issue 32, item 10: whatever a page shows (a colour that is more than a colour, an image),
+    its policy keeps Chromium from fetching another address, from a --html file and from the server."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from evals.view import Runs, serve
+
+    fetched = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_GET(self):
+            fetched.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/gif")
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+    outside = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=outside.serve_forever, daemon=True).start()
+    there = f"http://127.0.0.1:{outside.server_address[1]}"
+    a, _, rows = runs
+    out = tmp_path / "a.html"
+    plan_eval("view", str(a), "--html", str(out), "--togo-time", "0")
+    ready, address = threading.Event(), {}
+    threading.Thread(target=serve, args=(Runs([a], togo_time=0), 0, lambda url: (address.update(url=url), ready.set())),
+                     daemon=True).start()
+    assert ready.wait(30)
+    try:
+        for url in (out.as_uri(), address["url"]):
+            page, errors = open_page(browser, url)
+            page.evaluate("""(there) => {
+                window.refused = 0;
+                document.addEventListener("securitypolicyviolation", () => { window.refused += 1; });
+                const cell = document.querySelector(".pane .picture *");
+                cell.style.cssText = "background:#4a4a4a;background-image:url(" + there + "/css)";
+                const img = document.createElement("img"); img.src = there + "/img"; document.body.append(img);
+                fetch(there + "/fetch").catch(() => {});
+            }""", there)
+            page.wait_for_function("() => window.refused >= 3", timeout=10000)
+            assert fetched == [], (url, fetched)
+            assert errors and all("Content Security Policy" in e for e in errors)  # refused, and nothing else went wrong
+            page.close()
+    finally:
+        outside.shutdown()
+        outside.server_close()

@@ -5,6 +5,10 @@ problem and a plan) into one page: the episode list with filters, and for the ch
 picture of every state (the world's `render.picture`), the action, what the agent read and
 answered, the feedback, tokens and dollars, and the steps to go. Two runs show side by side on
 the same problem. The page is served on loopback, or written as one self-contained HTML file.
+
+The server answers only requests addressed to a loopback name (`Host: 127.0.0.1`, `localhost`,
+`[::1]`): a page elsewhere that rebinds its own name to 127.0.0.1 must not read the episodes, whose
+prompts and replies are the run's data.
 """
 from __future__ import annotations
 
@@ -14,7 +18,10 @@ from pathlib import Path
 from engine.errors import GroundplanError
 
 from .episodes import episode_detail, list_entry, merge_togo, resolve_problem, steps_to_go
-from .page import index_data, render_page
+from .page import CSP_HEADER, index_data, render_page
+
+# the Host names the loopback server answers (with its port or without); any other is refused
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 class Runs:
@@ -148,14 +155,21 @@ def write_html(runs: Runs, out: Path, progress=None) -> Path:
 
 
 def serve(runs: Runs, port: int = 0, ready=None):
-    """Serve the page on 127.0.0.1 until interrupted; `ready(url)` is called once it listens."""
+    """Serve the page on 127.0.0.1 until interrupted; `ready(url)` is called once it listens.
+    A request whose Host is not a loopback name (with this port or none) is refused with 403."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     from urllib.parse import parse_qs, urlparse
 
     page = runs.page(embed=False).encode("utf-8")
+    hosts: set[str] = set()  # the names this server answers to, filled in once its port is known
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
+            if (self.headers.get("Host") or "").lower() not in hosts:
+                # a page from elsewhere whose name now resolves to 127.0.0.1 (DNS rebinding) sends its
+                # own name: it must not read the episodes (prompts and replies)
+                return self._send(403, "text/plain", f"forbidden: this viewer answers only to 127.0.0.1, localhost and [::1] "
+                                  f"(open http://127.0.0.1:{self.server.server_address[1]}/)".encode())
             url = urlparse(self.path)
             if url.path in ("/", "/index.html"):
                 return self._send(200, "text/html; charset=utf-8", page)
@@ -180,6 +194,8 @@ def serve(runs: Runs, port: int = 0, ready=None):
             self.send_response(code)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Security-Policy", CSP_HEADER)
+            self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
             try:
                 self.wfile.write(body)
@@ -190,7 +206,9 @@ def serve(runs: Runs, port: int = 0, ready=None):
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    port = server.server_address[1]
+    hosts.update(f"{name}{suffix}" for name in LOOPBACK_NAMES for suffix in ("", f":{port}"))
+    url = f"http://127.0.0.1:{port}/"
     if ready:
         ready(url)
     try:

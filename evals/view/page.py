@@ -3,14 +3,34 @@ self-contained file that works offline) or fetched from the loopback server when
 
 Episodes are embedded as `<script type="application/json">` blocks that the browser does not
 parse until one is shown, so a 100-episode page opens as fast as a one-episode page.
+
+The page shows data from files anyone may share (a domain's picture colours, an agent's replies),
+so it carries a Content-Security-Policy (a `<meta>`, and the server's header) that lets it run
+only its own inline script and style and fetch only from where it was served: nothing it shows
+can make the browser load an outside address.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 from pathlib import Path
 
 STATIC = Path(__file__).resolve().parent / "static"
+CSS = (STATIC / "viewer.css").read_text(encoding="utf-8")
+JS = (STATIC / "viewer.js").read_text(encoding="utf-8")
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+# the page's own script and style (by their hashes), episodes fetched from the loopback server
+# (connect-src 'self'; a --html file fetches nothing), and no other load of any kind
+CSP = (f"default-src 'none'; script-src {_hash(JS)}; style-src {_hash(CSS)}; connect-src 'self'; "
+       "img-src 'none'; base-uri 'none'; form-action 'none'")
+CSP_HEADER = CSP + "; frame-ancestors 'none'"  # frame-ancestors is honoured in a header only
 
 
 def _script_json(data) -> str:
@@ -35,9 +55,11 @@ def render_page(index: dict, embedded: dict[tuple[int, str], dict] | None = None
     head = "<th>problem</th><th>agent</th><th>outcome</th>" + ("<th>B</th>" if two else "") + "<th>steps</th>"
     names = " vs ".join(html.escape(r["name"]) for r in index["runs"])
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{html.escape(CSP, quote=False)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(index["title"])}</title>
-<style>{(STATIC / "viewer.css").read_text()}</style></head>
+<style>{CSS}</style></head>
 <body>
 <header class="top"><h1>{html.escape(index["title"])}</h1><span class="runs">{names}</span>
 <span class="hint">\u2190 \u2192 step \u00b7 space play \u00b7 \u2191 \u2193 episode \u00b7 Home End</span></header>
@@ -61,6 +83,6 @@ def render_page(index: dict, embedded: dict[tuple[int, str], dict] | None = None
 </main>
 <script type="application/json" id="gp-index">{_script_json(index)}</script>
 {chr(10).join(blocks)}
-<script>{(STATIC / "viewer.js").read_text()}</script>
+<script>{JS}</script>
 </body></html>
 """

@@ -18,6 +18,12 @@
     for (const c of children) if (c !== null && c !== undefined) node.append(c);
     return node;
   };
+  // a scene's colour is set as one property's value, never spliced into style text: whatever it
+  // holds, it cannot add a declaration (the engine also accepts only colours, engine/picture.py)
+  const paint = (node, property, colour) => {
+    if (colour) node.style.setProperty(property, colour);
+    return node;
+  };
   const okOutcome = (e) => e.success ? "ok" : (e.outcome ? "fail" : "");
 
   // ------------------------------------------------------------------ loading episodes
@@ -184,11 +190,11 @@
     const now = cellMarks(scene), then = before ? cellMarks(before) : null;
     for (let r = 0; r < scene.rows; r++) for (let c = 0; c < scene.cols; c++) {
       const marks = now[r + "," + c] || [];
-      const cell = el("div", { class: "cell", "data-r": r, "data-c": c, style: "background:" + scene.background });
+      const cell = paint(el("div", { class: "cell", "data-r": r, "data-c": c }), "background-color", scene.background);
       const titles = [];
       for (const m of marks) {
-        if (m.fill) cell.style.background = m.fill;
-        if (m.glyph) cell.append(el("span", { class: "glyph", style: `color:${m.color || "#000"};font-size:${Math.round(size * 0.7)}px`, text: m.glyph }));
+        paint(cell, "background-color", m.fill);
+        if (m.glyph) cell.append(paint(el("span", { class: "glyph", style: `color:#000;font-size:${Math.round(size * 0.7)}px`, text: m.glyph }), "color", m.color));
         if (m.label) cell.append(el("span", { class: "label", text: m.label }));
         if (m.title) titles.push(m.title);
       }
@@ -200,8 +206,8 @@
   }
 
   function chip(t) {
-    const node = el("div", { class: "thing", style: t.color ? "background:" + t.color : null, title: t.name }, t.name,
-      ...(t.badges || []).map((b) => el("span", { class: "badge", text: b })));
+    const node = paint(el("div", { class: "thing", title: t.name }, t.name,
+      ...(t.badges || []).map((b) => el("span", { class: "badge", text: b }))), "background-color", t.color);
     if (t.inside && t.inside.length) node.append(el("div", { class: "inside" }, ...t.inside.map(chip)));
     return node;
   }
@@ -214,9 +220,9 @@
     if (before && before.kind === "stacks") for (const p of before.places) old[p.name] = JSON.stringify(p);
     const places = el("div", { class: "places" });
     for (const p of scene.places) {
-      const node = el("div", { class: "place", "data-name": p.name, style: p.color ? "background:" + p.color : null },
+      const node = paint(el("div", { class: "place", "data-name": p.name },
         el("div", { class: "name" }, p.name, ...(p.badges || []).map((b) => el("span", { class: "badge", text: b }))),
-        el("div", { class: "stacks" }, ...p.stacks.map(stackNode)), ...p.agents.map(agentNode));
+        el("div", { class: "stacks" }, ...p.stacks.map(stackNode)), ...p.agents.map(agentNode)), "background-color", p.color);
       if (before && old[p.name] !== JSON.stringify(p)) node.classList.add("changed");
       places.append(node);
     }
