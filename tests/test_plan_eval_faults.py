@@ -536,6 +536,22 @@ def test_a_lock_left_by_a_dead_run_does_not_hold_its_folder(tmp_path):
         pass
 
 
+def test_without_flock_a_pid_file_holds_the_folder_while_its_process_lives(tmp_path, monkeypatch):
+    from evals import store
+
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # as on Windows: `import fcntl` fails
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / store.LOCK).write_text("999999999\n")  # a dead writer's PID: taken over
+    with store.one_writer(folder):
+        assert (folder / store.LOCK).read_text().strip() == str(os.getpid())
+    assert not (folder / store.LOCK).exists()  # released: removed by its owner
+    (folder / store.LOCK).write_text(f"{os.getppid()}\n")  # a live process
+    with pytest.raises(store.FolderBusy, match=f"PID {os.getppid()}"):
+        with store.one_writer(folder):
+            pass
+
+
 def _copy_run(whole: Path, tmp_path: Path) -> Path:
     import shutil
 
