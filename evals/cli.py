@@ -314,8 +314,8 @@ def report(runs, fmt, plot):
         found = store.scan(folder)
         rows = found.rows
         if found.unreadable:
-            click.echo(f"warning: {folder / store.EPISODES}: {found.unreadable} line(s) could not be read and are left out "
-                       f"of the tables ({_unreadable(found)}); `plan-eval ... --out {folder} --resume` moves them to "
+            click.echo(f"warning: {folder / store.EPISODES}: {found.unreadable} line(s) could not be read as episode lines and are "
+                       f"left out of the tables ({_unreadable(found)}); `plan-eval ... --out {folder} --resume` moves them to "
                        f"{store.REJECTED} and runs their episodes again", err=True)
         if found.duplicates:
             click.echo(f"warning: {folder / store.EPISODES}: {len(found.duplicates)} duplicate line(s) ignored: each episode "

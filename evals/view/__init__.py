@@ -94,8 +94,11 @@ class Runs:
                   "outcome": row.get("outcome") or "load-error", "success": False, "goal": "", "frames": []}
         if row.get("load_error"):
             return {**failed, "frames": [{"step": 0, "lost": row["load_error"]}]}
+        ref = row.get("problem_ref") or row.get("file")
+        if not ref:
+            return {**failed, "frames": [{"step": 0, "lost": "the episode line names no problem (no problem_ref or file)"}]}
         try:
-            task = self._task(row.get("problem_ref") or row["file"], run)
+            task = self._task(ref, run)
             return episode_detail(task, row, togo_time=0)
         except GroundplanError as exc:
             return {**failed, "frames": [{"step": 0, "lost": str(exc)}]}
