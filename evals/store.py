@@ -428,7 +428,9 @@ class FolderBusy(GroundplanError):
                          "at a time: wait for that run to end (then --resume adds what it lacks), or choose another --out")
 
 
-_held: dict[str, list] = {}  # resolved folder -> [fd, depth, by flock]: this process's locks (a second flock on the same file would conflict)
+# resolved folder -> [fd, depth, by flock]: the locks this process holds (a second flock of its own on the
+# same file, through another descriptor, would conflict with the first)
+_held: dict[str, list] = {}
 _held_guard = threading.Lock()
 
 
