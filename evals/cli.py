@@ -14,7 +14,13 @@ scored (`metric-error`), killed its worker twice (`worker-died`), could not be r
 (`agent-error`: a model provider that failed after its retries) or reached the goal at a cost
 below a proven optimum (`beats_reference`: the reference is wrong): the others ran; 2 usage; 3
 the run folder could not be written (disk full, read-only): what was written is
-kept, and --resume continues once the cause is gone; 130 interrupted (--resume continues too).
+kept, and --resume continues once the cause is gone; or another plan-eval is writing it (a run
+folder has one writer at a time: the message names the PID that holds it, and this run wrote
+nothing); 130 interrupted (--resume continues too).
+
+`report` and `view` count each episode id once, and leave out (saying how many, and why) the lines
+that are not episodes: unreadable, of the wrong shape (`evals.store.SHAPE`), or repeating an
+episode an earlier line holds; `--resume` moves those lines to episodes.rejected.jsonl.
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ import click
 from engine.cli import handles_errors
 
 FORMATS = ("table", "json", "csv")
-EXIT_STOPPED = 3  # the run folder could not be written
+EXIT_STOPPED = 3  # the run folder could not be written, or another plan-eval is writing it
 AGENT_NAMES = ("oracle", "random", "replay", "llm")
 
 
@@ -229,13 +235,22 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
                           steps_to_go_time=steps_to_go_time, record_observations=observations, budget=budget,
                           episode_memory=episode_memory, reference=None if reference == "plan" else reference,
                           reference_time=reference_time, samples=samples)
-    from .store import StoreError
+    from .store import FolderBusy, StoreError
+
+    made: list = []
+
+    def write_summaries(rows):  # while the run still holds its folder
+        made.append(summarise(rows))
+        _write_summaries(folder, made[0])
 
     try:
         rows, errors = R.execute(refs, specs, settings, folder, workers=workers, resume=resume, concurrency=concurrency,
-                                 say=lambda text: click.echo(text, err=True), backend=backend, ray_address=ray_address)
-        summary = summarise(rows)
-        _write_summaries(folder, summary)
+                                 say=lambda text: click.echo(text, err=True), backend=backend, ray_address=ray_address,
+                                 then=write_summaries)
+        summary = made[0]
+    except FolderBusy as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_STOPPED)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished episodes are kept in {folder}; continue with --out {folder} --resume", err=True)
         sys.exit(130)
@@ -299,9 +314,13 @@ def report(runs, fmt, plot):
         found = store.scan(folder)
         rows = found.rows
         if found.unreadable:
-            click.echo(f"warning: {folder / store.EPISODES}: {found.unreadable} line(s) could not be read and are left out "
-                       f"of the tables ({_unreadable(found)}); `plan-eval ... --out {folder} --resume` moves them to "
+            click.echo(f"warning: {folder / store.EPISODES}: {found.unreadable} line(s) could not be read as episode lines and are "
+                       f"left out of the tables ({_unreadable(found)}); `plan-eval ... --out {folder} --resume` moves them to "
                        f"{store.REJECTED} and runs their episodes again", err=True)
+        if found.duplicates:
+            click.echo(f"warning: {folder / store.EPISODES}: {len(found.duplicates)} duplicate line(s) ignored: each episode "
+                       f"is counted once, from its first line ({_duplicates(found)}); `plan-eval ... --out {folder} --resume` "
+                       f"moves them to {store.REJECTED}", err=True)
         if not rows:
             raise GroundplanError(f"{folder}: no episodes.jsonl with episodes in it")
         summaries.append((folder, rows, summarise(rows)))
@@ -331,6 +350,11 @@ def _unreadable(found) -> str:
     if found.torn.strip():
         where.append("a torn last line")
     return "; ".join(where)
+
+
+def _duplicates(found) -> str:
+    where = [f"line {n}: {why}" for n, _, why in found.duplicates[:3]]
+    return "; ".join(where + (["..."] if len(found.duplicates) > 3 else []))
 
 
 def _compare(a: list[dict], b: list[dict]) -> list[dict]:
@@ -369,6 +393,8 @@ def view(runs, episode, port, html_file, togo_time, open_browser):
     if len(runs) > 2:
         raise GroundplanError("view takes one run folder, or two to show side by side")
     pages = Runs([Path(r) for r in runs], togo_time=togo_time)
+    for warning in pages.left_out:
+        click.echo(f"warning: {warning}", err=True)
     _show(pages, episode, port, html_file, open_browser)
 
 

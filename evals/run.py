@@ -520,22 +520,34 @@ BACKENDS = ("local", "ray")
 
 
 def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder: Path, workers: int | None = 1, resume: bool = False,
-            concurrency: int = 1, say=None, backend: str = "local", ray_address: str | None = None) -> tuple[list[dict], list[dict]]:
+            concurrency: int = 1, say=None, backend: str = "local", ray_address: str | None = None,
+            then=None) -> tuple[list[dict], list[dict]]:
     """Run every (agent, problem) episode not yet in `folder`; returns (episode rows, load errors).
+
+    The folder is locked for the run (`store.one_writer`): another plan-eval writing it makes this
+    one raise `store.FolderBusy` before it reads or writes anything there. `then(rows)` runs while
+    the lock is still held (plan-eval writes the summaries there), so no other run's lines can
+    land between the rows and the summary made of them.
 
     `say(text)` is told what the repair of a resumed run's episodes.jsonl did, and what went wrong
     with a worker. Episodes run in this process, unless there are several workers or a memory limit
     (which needs a process to bound), or the backend is Ray (`evals.ray_pool`; `workers` is then
     the CPUs of the local instance it starts, all of the machine's when None, and is not used with
     `ray_address`, where the cluster's CPUs decide)."""
-    from engine.errors import GroundplanError
-
     say = say or (lambda text: print(text, file=sys.stderr))
     loaded: list = []
     new = manifest(folder, refs, specs, settings, loaded)
     check_agents(specs, loaded)
-    with store.writing(folder):
-        folder.mkdir(parents=True, exist_ok=True)
+    with store.one_writer(folder):  # a second plan-eval on this folder is refused here (store.FolderBusy)
+        rows, errors = _execute(refs, specs, settings, folder, new, workers, resume, concurrency, say, backend, ray_address)
+        if then is not None:
+            then(rows)
+    return rows, errors
+
+
+def _execute(refs, specs, settings, folder, new, workers, resume, concurrency, say, backend, ray_address):
+    from engine.errors import GroundplanError
+
     old_path = folder / store.MANIFEST
     if old_path.exists() and (folder / store.EPISODES).exists() and store.read_episodes(folder):
         import json
@@ -599,6 +611,10 @@ def _tell_repair(found, folder: Path, say) -> None:
         lines = ", ".join(str(n) for n, _, _ in found.bad[:10]) + (" ..." if len(found.bad) > 10 else "")
         say(f"{folder / store.EPISODES}: {len(found.bad)} unreadable line(s) (line {lines}: {found.bad[0][2]}) moved to "
             f"{folder / store.REJECTED}; their episodes run again, the {len(found.rows)} good ones are kept")
+    if found.duplicates:
+        lines = ", ".join(str(n) for n, _, _ in found.duplicates[:10]) + (" ..." if len(found.duplicates) > 10 else "")
+        say(f"{folder / store.EPISODES}: {len(found.duplicates)} duplicate line(s) of episodes an earlier line already holds "
+            f"(line {lines}: {found.duplicates[0][2]}) moved to {folder / store.REJECTED}; each episode is counted once")
 
 
 def _take(row: dict, writer, progress: Progress, errors: list) -> None:

@@ -14,6 +14,21 @@ is moved to episodes.rejected.jsonl with its line number, and the file is rewrit
 (temporary file, fsync, rename), so a crash during the repair loses nothing either. A full disk or
 a read-only folder stops the run with `StoreError`, which says what happened and how to resume,
 and leaves the file ending at a line boundary.
+
+A line that is JSON but not of an episode's shape (`SHAPE`: the fields the summary and the viewer
+read, with their types, e.g. `"steps": "many"` or `"trajectory": "x"`) is refused like an
+unreadable one, with the JSON pointer of the first wrong field: every reader of the file (report,
+--resume, the viewer) gets it from `scan`, so none of them meets a field it cannot use. An episode
+id seen on an earlier good line is a duplicate (`Lines.duplicates`): the first is counted, the
+others are set aside (moved to episodes.rejected.jsonl on --resume), so a file that holds an
+episode twice still counts it once.
+
+A run folder has one writer at a time (`one_writer`): plan-eval holds an exclusive `flock` on
+plan-eval.lock in the folder for the whole run, and a second plan-eval on the same folder is
+refused with `FolderBusy`, which names the folder and the PID that holds it. The kernel releases
+the lock of a process that dies, however it dies, so a killed run never holds its folder. Where
+there is no flock (Windows), the lock file is created exclusively and holds the writer's PID; a
+lock file whose PID is no longer running is taken over.
 """
 from __future__ import annotations
 
@@ -22,6 +37,7 @@ import hashlib
 import json
 import os
 import subprocess
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,7 +48,27 @@ from engine.errors import GroundplanError
 EPISODES = "episodes.jsonl"
 REJECTED = "episodes.rejected.jsonl"
 MANIFEST = "manifest.json"
+LOCK = "plan-eval.lock"
 REQUIRED = ("id", "agent_label", "problem_set")  # what the summary needs of every line
+
+# The shape of an episode line: each field the summary or the viewer reads, and the JSON types it
+# may have ("null" where a writer may leave it unknown). REQUIRED fields must be there; the others
+# may be missing (lines written before a field existed), but never of another type. Fields read
+# only for their truth (beats_reference, reference_unverified, ...) or only shown are not listed.
+NUMBER, INTEGER, STRING, BOOLEAN, NULL, ARRAY, OBJECT = "number", "integer", "string", "boolean", "null", "array", "object"
+SHAPE = {
+    "id": (STRING,), "agent_label": (STRING,), "problem_set": (STRING,),
+    "success": (BOOLEAN,), "outcome": (STRING, NULL), "steps": (INTEGER,), "cost": (NUMBER,), "max_steps": (INTEGER, NULL),
+    "reference_cost": (NUMBER, NULL), "reference_proven": (BOOLEAN, NULL), "solvable": (BOOLEAN, NULL),
+    "optimality": (NUMBER, NULL), "optimality_bin": (STRING, NULL), "steps_to_go_bin": (STRING, NULL),
+    "remaining_cost": (NUMBER, NULL), "invalid_actions": (INTEGER,), "repeated_transitions": (INTEGER,),
+    "prompt_tokens": (INTEGER,), "completion_tokens": (INTEGER,), "tokens": (INTEGER,), "cached_tokens": (INTEGER,),
+    "cost_usd": (NUMBER, NULL), "cached_cost_usd": (NUMBER, NULL), "unpriced": (INTEGER, BOOLEAN, NULL),
+    "problem": (STRING, NULL), "problem_ref": (STRING, NULL), "file": (STRING, NULL), "world": (STRING, NULL),
+    "plugin_world": (STRING, NULL), "difficulty": (STRING, NUMBER, NULL), "max_steps_from": (STRING, NULL),
+    "reference_from": (STRING, NULL), "sample": (INTEGER,), "error": (STRING, NULL), "trajectory": (ARRAY,),
+}
+STEP_SHAPE = {"state": (STRING, NULL), "next_state": (STRING, NULL), "action": (STRING, NULL)}  # each trajectory entry (an object)
 
 EDQUOT = getattr(errno, "EDQUOT", -1)  # not on Windows
 REASONS = {errno.ENOSPC: "no space left on the device", EDQUOT: "the disk quota is exceeded",
@@ -138,10 +174,59 @@ class Lines:
     torn: bytes = b""  # a last line without its newline that is not a whole row: what a kill during a write leaves
     unterminated: bool = False  # the last line is a whole row but lacks its newline (a write cut just before it)
     good: list[bytes] = field(default_factory=list, repr=False)  # the good lines as written
+    duplicates: list[tuple[int, bytes, str]] = field(default_factory=list)  # good lines of an episode an earlier line holds
 
     @property
     def unreadable(self) -> int:
         return len(self.bad) + bool(self.torn.strip())
+
+    @property
+    def set_aside(self) -> list[tuple[int, bytes, str]]:
+        """Every line --resume moves to episodes.rejected.jsonl, in the file's order."""
+        return sorted(self.bad + self.duplicates, key=lambda item: item[0])
+
+
+def _kind(value) -> str:
+    if value is None:
+        return NULL
+    if isinstance(value, bool):
+        return BOOLEAN
+    if isinstance(value, int):
+        return INTEGER
+    if isinstance(value, float):
+        return NUMBER
+    return {str: STRING, list: ARRAY, dict: OBJECT}.get(type(value), type(value).__name__)
+
+
+def _fits(value, kinds: tuple) -> bool:
+    kind = _kind(value)
+    return kind in kinds or (kind == INTEGER and NUMBER in kinds)
+
+
+def _shown(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _pointer(*parts) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def shape_error(row: dict) -> str:
+    """Why a JSON object is not an episode line (the JSON pointer of its first wrong field), or ''."""
+    missing = [k for k in REQUIRED if k not in row]
+    if missing:
+        return "not an episode line (no " + ", ".join(missing) + ")"
+    for key, kinds in SHAPE.items():
+        if key in row and not _fits(row[key], kinds):
+            return f"{_pointer(key)} is {_kind(row[key])} {_shown(row[key])}, not {' or '.join(kinds)}"
+    for k, entry in enumerate(row.get("trajectory") or ()):
+        if not isinstance(entry, dict):
+            return f"{_pointer('trajectory', k)} is {_kind(entry)} {_shown(entry)}, not object"
+        for key, kinds in STEP_SHAPE.items():
+            if key in entry and not _fits(entry[key], kinds):
+                return f"{_pointer('trajectory', k, key)} is {_kind(entry[key])} {_shown(entry[key])}, not {' or '.join(kinds)}"
+    return ""
 
 
 def _row(line: bytes) -> tuple[dict | None, str]:
@@ -151,10 +236,8 @@ def _row(line: bytes) -> tuple[dict | None, str]:
         return None, f"not JSON ({exc})"
     if not isinstance(row, dict):
         return None, "not a JSON object"
-    missing = [k for k in REQUIRED if not isinstance(row.get(k), str)]
-    if missing:
-        return None, "not an episode line (no " + ", ".join(missing) + ")"
-    return row, ""
+    why = shape_error(row)
+    return (None, why) if why else (row, "")
 
 
 def scan(folder: Path) -> Lines:
@@ -168,6 +251,16 @@ def scan(folder: Path) -> Lines:
     except OSError as exc:
         raise GroundplanError(f"could not read {path}: {StoreError(path, exc).reason}") from None
     last = lines.pop()  # b"" when the file ends with a newline
+    seen: dict[str, int] = {}  # episode id -> the line that holds it
+
+    def take(number: int, line: bytes, row: dict) -> None:
+        first = seen.setdefault(row["id"], number)
+        if first != number:
+            out.duplicates.append((number, line, f"a duplicate of line {first} (episode {row['id']})"))
+        else:
+            out.rows.append(row)
+            out.good.append(line)
+
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -175,15 +268,13 @@ def scan(folder: Path) -> Lines:
         if row is None:
             out.bad.append((number, line, why))
         else:
-            out.rows.append(row)
-            out.good.append(line)
+            take(number, line, row)
     if last:
         row = _row(last)[0] if last.strip() else None
         if row is None:
             out.torn = last
         else:
-            out.rows.append(row)
-            out.good.append(last)
+            take(len(lines) + 1, last, row)
             out.unterminated = True
     return out
 
@@ -194,18 +285,19 @@ def read_episodes(folder: Path, repair: bool = False) -> list[dict]:
 
 
 def repair_episodes(folder: Path) -> Lines:
-    """Make episodes.jsonl hold only good lines, each ending with a newline, losing none of them:
-    a torn last line is cut (its episode runs again); any other bad line is appended to
+    """Make episodes.jsonl hold only good lines, each ending with a newline, one per episode,
+    losing none of them: a torn last line is cut (its episode runs again); any other bad line, and
+    every later line of an episode an earlier good line holds, is appended to
     episodes.rejected.jsonl with its line number and the reason, then the file is rewritten
     atomically without it. Returns what was found, for the caller to report."""
     folder = Path(folder)
     path = folder / EPISODES
     found = scan(folder)
-    if found.bad:
+    if found.set_aside:
         rejected = folder / REJECTED
         moved = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         text = "".join(json.dumps({"line": n, "reason": why, "text": line.decode("utf-8", "backslashreplace"), "moved": moved}) + "\n"
-                       for n, line, why in found.bad)
+                       for n, line, why in found.set_aside)
         with writing(rejected):  # first, so a crash before the rewrite leaves the lines in both files, never in none
             fd = os.open(rejected, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:
@@ -324,3 +416,133 @@ class EpisodeWriter:
                 self._sync()
         finally:
             os.close(self.fd)
+
+
+class FolderBusy(GroundplanError):
+    """Another plan-eval is writing the run folder: this one writes nothing and stops."""
+
+    def __init__(self, folder: Path, pid: int | None):
+        self.folder, self.pid = Path(folder), pid
+        holder = f"the plan-eval process with PID {pid}" if pid else "another plan-eval process (its PID not yet recorded)"
+        super().__init__(f"{folder} is being written by {holder} (lock {Path(folder) / LOCK}); a run folder has one writer "
+                         "at a time: wait for that run to end (then --resume adds what it lacks), or choose another --out")
+
+
+# resolved folder -> [fd, depth, by flock]: the locks this process holds (a second flock of its own on the
+# same file, through another descriptor, would conflict with the first)
+_held: dict[str, list] = {}
+_held_guard = threading.Lock()
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process with this PID is running (for the lock file where there is no flock)."""
+    if os.name == "nt":
+        import ctypes
+
+        kernel = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        handle = kernel.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        try:
+            code = ctypes.c_ulong()
+            return bool(kernel.GetExitCodeProcess(handle, ctypes.byref(code))) and code.value == 259  # STILL_ACTIVE
+        finally:
+            kernel.CloseHandle(handle)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _lock_flock(folder: Path, path: Path) -> int:
+    import fcntl
+
+    with writing(path):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise StoreError(path, exc) from None
+        pid = None
+        for _ in range(20):  # the holder writes its PID just after taking the lock
+            pid = _read_pid(path)
+            if pid:
+                break
+            time.sleep(0.01)
+        raise FolderBusy(folder, pid) from None
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError:
+        pass  # the lock holds without the PID; a refused run then cannot name it
+    return fd
+
+
+def _lock_pid_file(folder: Path, path: Path) -> int:
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            pid = _read_pid(path)
+            if pid is not None and pid != os.getpid() and _pid_alive(pid):
+                raise FolderBusy(folder, pid) from None
+            try:  # its writer is gone: the lock is stale
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            continue
+        except OSError as exc:
+            raise StoreError(path, exc) from None
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return fd
+    raise FolderBusy(folder, _read_pid(path))
+
+
+@contextmanager
+def one_writer(folder: Path):
+    """Hold the run folder's lock (created with the folder if need be) for the block, or raise
+    FolderBusy naming the PID that holds it. Re-entrant within a process."""
+    folder = Path(folder)
+    with writing(folder):
+        folder.mkdir(parents=True, exist_ok=True)
+    key = str(folder.resolve())
+    path = folder / LOCK
+    with _held_guard:
+        if key in _held:
+            _held[key][1] += 1
+        else:
+            try:
+                import fcntl  # noqa: F401
+
+                fd = _lock_flock(folder, path)
+                flock = True
+            except ImportError:
+                fd, flock = _lock_pid_file(folder, path), False
+            _held[key] = [fd, 1, flock]
+    try:
+        yield
+    finally:
+        with _held_guard:
+            entry = _held[key]
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _held[key]
+                os.close(entry[0])  # with flock, closing the descriptor releases the lock; the file stays (unlinking
+                if not entry[2] and _read_pid(path) == os.getpid():  # a flock'ed file races with the next writer)
+                    try:
+                        path.unlink()
+                    except OSError:
+                        pass

@@ -473,3 +473,132 @@ def test_a_worker_under_a_small_episode_memory_still_reads_its_problem_file():
     worker.start()
     worker.join(60)
     assert mine.recv() == "loaded"
+
+
+# 7. two writers on one folder, duplicate lines, lines of the wrong shape ------------------------
+
+HELD_RUN = """
+import os, sys, time
+import evals.run as R
+real, go, started = R.run_job, sys.argv.pop(1), []
+def held(job):  # the first episode runs at once, the others once the test says go (at most 30 s)
+    if started:
+        deadline = time.time() + 30
+        while not os.path.exists(go) and time.time() < deadline:
+            time.sleep(0.02)
+    started.append(job)
+    return real(job)
+R.run_job = held
+from evals.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_second_plan_eval_on_a_folder_being_written_is_refused_and_names_the_pid(tmp_path):
+    folder, go = tmp_path / "r", tmp_path / "go"
+    env = dict(os.environ, PYTHONPATH=str(Path.cwd()))
+    args = [*KITCHEN, *FAST, "--agent", "oracle", "--out", str(folder)]
+    first = subprocess.Popen([sys.executable, "-c", HELD_RUN, str(go), *args], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        episodes = folder / "episodes.jsonl"
+        deadline = time.time() + 60
+        while time.time() < deadline and first.poll() is None and (not episodes.exists() or not episodes.read_text().count("\n")):
+            time.sleep(0.02)
+        assert first.poll() is None, first.communicate()[0]
+        second = subprocess.run([sys.executable, "-m", "evals.cli", *args, "--resume"], env=env, capture_output=True, text=True,
+                                timeout=60)
+        assert first.poll() is None, "the first run should still be writing"
+        assert second.returncode == 3, second.stdout + second.stderr
+        assert f"{folder} is being written by the plan-eval process with PID {first.pid}" in second.stderr
+        assert "Traceback" not in second.stderr and not second.stdout
+        go.touch()
+        out, _ = first.communicate(timeout=60)
+        assert first.returncode == 0, out
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    ids = [r["id"] for r in _lines(folder)]
+    assert len(ids) == len(set(ids)) == len(KITCHEN)
+    assert sum(e["episodes"] for e in _summary(folder)["by_set"]) == len(KITCHEN)
+
+
+def test_a_lock_left_by_a_dead_run_does_not_hold_its_folder(tmp_path):
+    from evals import store
+
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / store.LOCK).write_text("999999999\n")  # what a killed run leaves: the file, not the kernel's lock
+    with store.one_writer(folder):
+        with store.one_writer(folder):  # re-entrant in one process
+            assert (folder / store.LOCK).read_text().strip() == str(os.getpid())
+    with store.one_writer(folder):
+        pass
+
+
+def test_without_flock_a_pid_file_holds_the_folder_while_its_process_lives(tmp_path, monkeypatch):
+    from evals import store
+
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # as on Windows: `import fcntl` fails
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / store.LOCK).write_text("999999999\n")  # a dead writer's PID: taken over
+    with store.one_writer(folder):
+        assert (folder / store.LOCK).read_text().strip() == str(os.getpid())
+    assert not (folder / store.LOCK).exists()  # released: removed by its owner
+    (folder / store.LOCK).write_text(f"{os.getppid()}\n")  # a live process
+    with pytest.raises(store.FolderBusy, match=f"PID {os.getppid()}"):
+        with store.one_writer(folder):
+            pass
+
+
+def _copy_run(whole: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    folder = tmp_path / "r"
+    shutil.copytree(whole, folder)
+    return folder
+
+
+def test_duplicate_lines_count_once_in_report_and_resume_sets_them_aside(tmp_path, whole):
+    folder = _copy_run(whole, tmp_path)
+    path = folder / "episodes.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:6] + lines[:3] + lines[6:] + lines[5:6]) + "\n")  # 4 episodes written twice
+
+    result = CliRunner().invoke(report, [str(folder), "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert sum(e["episodes"] for e in json.loads(result.stdout)["by_set"]) == len(lines)
+    assert "4 duplicate line(s) ignored" in result.stderr and "line 7: a duplicate of line 1" in result.stderr
+
+    code, out = _invoke(run, KITCHEN + FAST + ["--out", str(folder), "--resume"])
+    assert code == 0, out
+    assert "4 duplicate line(s)" in out and "episodes.rejected.jsonl" in out
+    rejected = [json.loads(x) for x in (folder / "episodes.rejected.jsonl").read_text().splitlines()]
+    assert [r["line"] for r in rejected] == [7, 8, 9, 16] and all("a duplicate of line" in r["reason"] for r in rejected)
+    assert path.read_text().splitlines() == lines  # the first of each, in its place
+    _complete(folder, whole)
+
+
+@pytest.mark.parametrize("field, value, pointer", [("trajectory", "x", "/trajectory is string"),
+                                                    ("trajectory", [1, 2], "/trajectory/0 is integer"),
+                                                    ("steps", "many", "/steps is string")])
+def test_a_line_of_the_wrong_shape_is_left_out_by_report_and_set_aside_by_resume(tmp_path, whole, field, value, pointer):
+    folder = _copy_run(whole, tmp_path)
+    path = folder / "episodes.jsonl"
+    lines = path.read_text().splitlines()
+    bad = json.loads(lines[4])
+    bad[field] = value
+    path.write_text("\n".join(lines[:4] + [json.dumps(bad)] + lines[5:]) + "\n")
+
+    result = CliRunner().invoke(report, [str(folder), "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert sum(e["episodes"] for e in json.loads(result.stdout)["by_set"]) == len(lines) - 1
+    assert "1 line(s) could not be read" in result.stderr and f"line 5: {pointer}" in result.stderr
+
+    code, out = _invoke(run, KITCHEN + FAST + ["--out", str(folder), "--resume"])
+    assert code == 0, out
+    assert "1 unreadable line(s) (line 5: " + pointer in out
+    rejected = [json.loads(x) for x in (folder / "episodes.rejected.jsonl").read_text().splitlines()]
+    assert [r["line"] for r in rejected] == [5] and rejected[0]["reason"].startswith(pointer)
+    _complete(folder, whole)

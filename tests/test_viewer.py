@@ -174,3 +174,25 @@ def test_a_problem_and_a_plan_make_a_one_episode_page(tmp_path):
     detail = runs.detail(0, entry["id"])
     assert [f["togo"] for f in detail["frames"]] == [str(6 - k) for k in range(7)]
     assert detail["left_plan_at"] is None
+
+
+def test_lines_of_the_wrong_shape_and_duplicates_are_left_out_and_said_not_a_traceback(run, tmp_path):
+    folder, rows = run
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "manifest.json").write_text((folder / "manifest.json").read_text())
+    good = rows[0]
+    lines = [good, dict(rows[1], trajectory="x"), dict(good, id="b", trajectory=[1, 2]), dict(good, id="c", steps="many"), good]
+    (damaged / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+    out = tmp_path / "page.html"
+    done = CliRunner().invoke(evals_view, [str(damaged), "--html", str(out), "--togo-time", "0"])
+    assert done.exception is None, done.exception  # no traceback
+    assert done.exit_code == 0, done.output
+    assert "3 line(s) left out" in done.stderr and "line 2: /trajectory is string" in done.stderr
+    assert "line 3: /trajectory/0 is integer" in done.stderr and "1 duplicate line(s) left out" in done.stderr
+    assert out.exists()
+
+    pages = Runs([damaged], togo_time=0)
+    assert list(pages.rows[0]) == [good["id"]]  # the server has only the good episode to replay
+    assert pages.detail(0, good["id"])["frames"]

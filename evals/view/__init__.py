@@ -35,12 +35,14 @@ class Runs:
 
         self.folders = [Path(f) for f in folders]
         self.togo_time, self.togo_budget = togo_time, togo_budget
+        self.left_out: list[str] = []  # what the page does not show of each run's episodes.jsonl, and why
         if rows is None:
             rows = []
             for folder in self.folders:
-                found = store.scan(folder)
+                found = store.scan(folder)  # lines not of an episode's shape, and repeated ids, are set aside there
                 if not found.rows:
                     raise GroundplanError(f"{folder}: no episodes in {folder / store.EPISODES} (run plan-eval ... --out {folder} first)")
+                self.left_out += left_out(folder, found)
                 rows.append(found.rows)
         names = names or [f.name or str(f) for f in self.folders]
         self.rows: list[dict[str, dict]] = [{r["id"]: r for r in run} for run in rows]
@@ -99,8 +101,11 @@ class Runs:
                   "outcome": row.get("outcome") or "load-error", "success": False, "goal": "", "frames": []}
         if row.get("load_error"):
             return {**failed, "frames": [{"step": 0, "lost": row["load_error"]}]}
+        ref = row.get("problem_ref") or row.get("file")
+        if not ref:
+            return {**failed, "frames": [{"step": 0, "lost": "the episode line names no problem (no problem_ref or file)"}]}
         try:
-            task = self._task(row.get("problem_ref") or row["file"], run)
+            task = self._task(ref, run)
             return episode_detail(task, row, togo_time=0)
         except GroundplanError as exc:
             return {**failed, "frames": [{"step": 0, "lost": str(exc)}]}
@@ -115,6 +120,24 @@ class Runs:
                 if progress:
                     progress(n, len(keys))
         return render_page(self.index, embedded)
+
+
+def left_out(folder: Path, found) -> list[str]:
+    """What the viewer leaves out of a run's episodes.jsonl (store.scan's bad lines, torn tail and
+    duplicates), as warnings naming the file, the lines and why."""
+    from .. import store
+
+    path = Path(folder) / store.EPISODES
+    out = []
+    if found.unreadable:
+        where = "; ".join([f"line {n}: {why}" for n, _, why in found.bad[:3]] + (["..."] if len(found.bad) > 3 else [])
+                          + (["a torn last line"] if found.torn.strip() else []))
+        out.append(f"{path}: {found.unreadable} line(s) left out, not episode lines ({where}); "
+                   f"`plan-eval ... --out {folder} --resume` moves them to {store.REJECTED} and runs their episodes again")
+    if found.duplicates:
+        where = "; ".join([f"line {n}: {why}" for n, _, why in found.duplicates[:3]] + (["..."] if len(found.duplicates) > 3 else []))
+        out.append(f"{path}: {len(found.duplicates)} duplicate line(s) left out, each episode shown from its first line ({where})")
+    return out
 
 
 def problem_runs(problem: str, plan: str | None, togo_time: float = 0.5) -> "Runs":
