@@ -309,3 +309,14 @@ def test_a_key_a_reply_repeats_is_stored_nowhere(tmp_path, monkeypatch, plan):
         again = CliRunner().invoke(plan_eval, args[:-4] + ["--out", str(tmp_path / "again"), "--format", "json"])
         assert server.requests == []
     assert "goal" in again.output, again.output
+
+
+def test_a_cache_entry_written_with_the_key_is_replayed_redacted(tmp_path):
+    from agents.llm.cache import DiskCache
+
+    cache = DiskCache(tmp_path / "cache")
+    client = Client(MODEL, api_base="http://127.0.0.1:9/v1", api_key=FAKE_KEY, cache=cache)
+    messages = [{"role": "user", "content": "hi"}]
+    cache.put(client.key(messages), {"text": f"Action: wait {FAKE_KEY}", "prompt_tokens": 1, "completion_tokens": 1, "cost_usd": 0.0})
+    replayed = client.complete(messages)  # an entry from before replies were redacted
+    assert replayed.cached and replayed.text == "Action: wait [redacted]"

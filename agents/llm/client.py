@@ -232,13 +232,17 @@ def _bounded(seconds: float, request):
     left to end by itself. A request sent on a pooled connection opened earlier is only abandoned:
     its thread ends with the server's next silence longer than the per-read timeout."""
     global _HOOKED
-    if not _HOOKED:
-        import sys
+    with _SLOTS_LOCK:
+        if not _HOOKED:
+            import sys
 
-        sys.addaudithook(_audit)
-        _HOOKED = True
+            sys.addaudithook(_audit)
+            _HOOKED = True
+    import contextvars
+
     box: dict = {}
     sockets: list = []
+    context = contextvars.copy_context()  # the caller's context variables go with the request
 
     def work():
         _WATCHED.sockets = sockets
@@ -249,7 +253,7 @@ def _bounded(seconds: float, request):
         finally:
             _WATCHED.sockets = None
 
-    worker = threading.Thread(target=work, name="groundplan-llm-request", daemon=True)
+    worker = threading.Thread(target=context.run, args=(work,), name="groundplan-llm-request", daemon=True)
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
@@ -260,7 +264,9 @@ def _bounded(seconds: float, request):
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass  # already closed
-        raise Overdue(f"no whole reply within {seconds:g} s")
+        worker.join(0.05)
+        if "result" not in box:  # (a reply that came whole just then is kept: it was paid for)
+            raise Overdue(f"no whole reply within {seconds:g} s")
     if "error" in box:
         raise box["error"]
     return box["result"]
