@@ -13,7 +13,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class ScriptedServer:
     """`script` items: a reply text; {"status": 429} (or any error status); {"sleep": s, "text": t};
-    {"text": t, "usage": [prompt, completion]}. When the script runs out, `respond(body)` answers
+    {"text": t, "usage": [prompt, completion]}; {"drip": s, "text": t}: the status line and headers at
+once, then the body one byte a second for at most `s` seconds, then the connection is dropped (a
+server that dribbles: every read gets a byte, so no per-read timeout ever trips; it stops by itself). When the script runs out, `respond(body)` answers
     (a model that reads the request, e.g. tests/knowing_model.py), else `default`."""
 
     def __init__(self, script=(), default: str | None = None, respond=None):
@@ -43,6 +45,8 @@ class ScriptedServer:
                 if "status" in item:
                     return self._send(item["status"], {"error": {"message": item.get("message", "scripted error"),
                                                                   "type": "rate_limit_error" if item["status"] == 429 else "server_error"}})
+                if "drip" in item:
+                    return self._drip(item["drip"], item.get("text", "Action: wait"))
                 text = item["text"]
                 prompt_tokens, completion_tokens = item.get("usage", (sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4 + 1,
                                                                        len(text) // 4 + 1))
@@ -53,6 +57,24 @@ class ScriptedServer:
                     "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                               "total_tokens": prompt_tokens + completion_tokens},
                 })
+
+            def _drip(self, seconds, text):
+                data = json.dumps({"id": "chatcmpl-drip", "object": "chat.completion", "created": 1700000000, "model": "test",
+                                   "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                                "finish_reason": "stop"}]}).encode()
+                self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.flush()
+                    for i in range(min(int(seconds), len(data) - 1)):  # never the whole body
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(1)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up
 
             def _send(self, status, payload):
                 data = json.dumps(payload).encode()

@@ -1,5 +1,6 @@
-"""The LLM client under bad conditions: a server that never answers, a deadline, a damaged cache,
-re-prompts that must reach the model, failures that must still be counted, and a runaway reply.
+"""The LLM client under bad conditions: a server that never answers or sends a byte a second, a
+deadline, a damaged cache, re-prompts that must reach the model, failures that must still be
+counted, a runaway reply, and a reply that repeats the API key.
 Everything talks to servers on loopback; no test needs a key or the network."""
 import json
 import socket
@@ -254,3 +255,68 @@ def test_a_cache_that_cannot_be_written_does_not_cost_the_reply(tmp_path, monkey
     cache.put("cd" * 32, {"text": "move south"})
     assert cache.get("ab" * 32) is None
     assert capsys.readouterr().err.count("cannot be written") == 1  # said once, not per reply
+
+
+# ------------------------------------------------------------------ a server that dribbles (issue 32, item 4)
+def test_llm_timeout_bounds_a_server_that_sends_a_byte_a_second(tmp_path, monkeypatch):
+    """Each read gets a byte within the per-read timeout, so only a bound on the whole request ends it."""
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("GROUNDPLAN_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    with ScriptedServer([{"drip": 12}, {"drip": 12}], default=None) as server:
+        args = [PROBLEM, "--agent", "llm", "--model", MODEL, "--api-base", server.api_base, "--llm-timeout", "2",
+                "--llm-retries", "1", "--max-steps", "3", "--steps-to-go-time", "0", "--out", str(out), "--format", "json"]
+        result, took = _within(20, lambda: CliRunner().invoke(plan_eval, args))
+        assert len(server.requests) == 2  # the timed-out request was retried once, and no more
+    assert result.exit_code == 1, result.output
+    (row,) = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert row["outcome"] == AGENT_ERROR
+    assert "did not answer within 2 s, 2 time(s)" in row["error"] and FAKE_KEY not in row["error"]
+    assert row["requests"] == 2
+    assert 3.8 < row["seconds"] < 6.5 and took < 9
+
+
+def test_episode_time_cuts_a_dribbling_request(task):
+    with ScriptedServer([{"drip": 12}], default=None) as server:
+        episode, took = _within(10, lambda: run_episode(task, _agent(server.api_base, timeout=30), Limits(seconds=2)))
+    assert episode.outcome == TIME_LIMIT and took < 4 and episode.requests == 1
+
+
+# ------------------------------------------------------------------ a key echoed in a reply (issue 32, item 11)
+def test_a_key_a_reply_repeats_is_stored_nowhere(tmp_path, monkeypatch, plan):
+    key = "zq7Unshaped4711keyValue"  # no known shape: only knowing the key finds it
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("GROUNDPLAN_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    script = [f"Reasoning: you sent me {key}, no action here."]  # unreadable: re-prompted with the reply repeated
+    script += [f"Reasoning: key {key} is fine.\nAction: {a} {key}" if i == 0 else f"Reasoning: with {key}.\nAction: {a}"
+               for i, a in enumerate(plan)]
+    script.insert(2, f"Reasoning: key {key}.\nAction: {plan[0]}")
+    args = [PROBLEM, "--agent", "llm", "--model", MODEL, "--api-base", "", "--strategy", "react", "--steps-to-go-time", "0",
+            "--out", str(out), "--format", "json"]
+    with ScriptedServer(script) as server:
+        args[args.index("--api-base") + 1] = server.api_base
+        result = CliRunner().invoke(plan_eval, args)
+        sent = [json.dumps(r["body"]) for r in server.requests]
+    assert "goal" in result.output, result.output
+    assert len(sent) == len(plan) + 2 and all(key not in body for body in sent)  # what later prompts repeat
+    assert any("[redacted]" in body for body in sent[1:])
+    stored = [p for folder in (out, tmp_path / "cache") for p in folder.rglob("*") if p.is_file()]
+    assert len([p for p in stored if p.suffix == ".json" and "cache" in p.parts]) == len(plan) + 2
+    assert [str(p) for p in stored if key in p.read_text(errors="replace")] == []
+    # a rerun replays the redacted replies, and takes the same path
+    with ScriptedServer([]) as server:
+        again = CliRunner().invoke(plan_eval, args[:-4] + ["--out", str(tmp_path / "again"), "--format", "json"])
+        assert server.requests == []
+    assert "goal" in again.output, again.output
+
+
+def test_a_cache_entry_written_with_the_key_is_replayed_redacted(tmp_path):
+    from agents.llm.cache import DiskCache
+
+    cache = DiskCache(tmp_path / "cache")
+    client = Client(MODEL, api_base="http://127.0.0.1:9/v1", api_key=FAKE_KEY, cache=cache)
+    messages = [{"role": "user", "content": "hi"}]
+    cache.put(client.key(messages), {"text": f"Action: wait {FAKE_KEY}", "prompt_tokens": 1, "completion_tokens": 1, "cost_usd": 0.0})
+    replayed = client.complete(messages)  # an entry from before replies were redacted
+    assert replayed.cached and replayed.text == "Action: wait [redacted]"

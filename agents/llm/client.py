@@ -4,10 +4,13 @@ litellm speaks to every provider (and to local OpenAI-compatible servers through
 but it is slow to import (about 3 s), so it is imported on the first request only. Its cost
 map is read from the local copy (LITELLM_LOCAL_MODEL_COST_MAP) so nothing is fetched at import.
 Transient failures (rate limits, timeouts, connection errors, 5xx) are retried with exponential
-backoff; anything else fails at once with a message that never contains a key.
+backoff; anything else fails at once with a message that never contains a key. Nor does a reply: a key it
+repeats is redacted before the reply is cached, returned, kept or sent back to the model.
 
-A request waits at most `timeout` seconds (60) and is retried at most `max_retries` times (4),
-so a server that hangs costs an episode about five minutes, not more. A caller with a deadline
+A request waits at most `timeout` seconds (60) in all, from connecting to the last byte of the
+reply (`_bounded`: the HTTP client's own timeouts bound each read, and a server that sends a byte a
+second would never trip them), and is retried at most `max_retries` times (4), so a server that
+hangs or dribbles costs an episode about five minutes, not more. A caller with a deadline
 (the episode's wall-clock budget) passes it: each request then waits no longer than the time
 left, no backoff sleeps past it, and once it has passed the call ends with DeadlineReached.
 A call that fails for good says how many requests it made (`ModelCallError.requests`), since
@@ -78,6 +81,8 @@ def _litellm():
 
 
 def _transient(litellm, exc: Exception) -> bool:
+    if isinstance(exc, Overdue):
+        return True
     kinds = tuple(getattr(litellm, name) for name in ("RateLimitError", "Timeout", "APIConnectionError", "ServiceUnavailableError",
                                                        "InternalServerError") if hasattr(litellm, name))
     if isinstance(exc, kinds):
@@ -115,8 +120,8 @@ class Client:
         key = self.key(messages, repeat, seed)
         if self.cache is not None and self.reads:
             hit = self.cache.get(key)
-            if hit is not None:
-                return Completion(hit["text"], hit["prompt_tokens"], hit["completion_tokens"], hit["cost_usd"], True, 0,
+            if hit is not None:  # (an entry written before replies were redacted is redacted as it is replayed)
+                return Completion(redact(hit["text"], self._secrets()), hit["prompt_tokens"], hit["completion_tokens"], hit["cost_usd"], True, 0,
                                   hit.get("cost_known", True))
         litellm = _litellm()
         params = dict(self.params)
@@ -129,8 +134,9 @@ class Client:
             try:
                 wait = self._wait(deadline, attempts, last)
                 attempts += 1
-                response = litellm.completion(model=self.model, messages=messages, api_base=self.api_base, api_key=self._api_key,
-                                              timeout=wait, num_retries=0, **params)
+                response = _bounded(wait, lambda: litellm.completion(
+                    model=self.model, messages=messages, api_base=self.api_base, api_key=self._api_key, timeout=wait,
+                    num_retries=0, **params))
             except DeadlineReached:
                 raise
             except Exception as exc:  # litellm maps every provider's errors onto its own classes
@@ -139,7 +145,7 @@ class Client:
                 break
             finally:
                 self.slots.release()
-            timed_out = isinstance(last, getattr(litellm, "Timeout", ()))
+            timed_out = isinstance(last, (Overdue, getattr(litellm, "Timeout", Overdue)))
             if _left(deadline) == 0 or (timed_out and wait < self.timeout):  # cut short by the deadline
                 raise self._late(attempts, None)  # (what it failed with then is only how it was cut)
             if attempts > self.max_retries or not _transient(litellm, last):
@@ -147,7 +153,8 @@ class Client:
             delay = min(self.max_backoff, self.backoff * 2 ** (attempts - 1)) * (0.5 + random.random() / 2)
             left = _left(deadline)
             time.sleep(delay if left is None else min(delay, left))  # never past the deadline
-        text = response.choices[0].message.content or ""
+        # a key the reply repeats (a server echoing the request) is stored and replayed nowhere
+        text = redact(response.choices[0].message.content or "", self._secrets())
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -198,6 +205,71 @@ class Client:
         else:
             message = f"{type(exc).__name__} after {attempts} attempt(s): {exc}"
         return ModelCallError(redact(message, self._secrets()), attempts)
+
+
+class Overdue(TimeoutError):
+    """A request that had not ended, body included, when its time was up (see _bounded)."""
+
+
+_WATCHED = threading.local()  # in a request's worker thread: the sockets it connected
+_HOOKED = False
+
+
+def _audit(event: str, args) -> None:
+    if event == "socket.connect":
+        sockets = getattr(_WATCHED, "sockets", None)
+        if sockets is not None:
+            sockets.append(args[0])
+
+
+def _bounded(seconds: float, request):
+    """request()'s result, or Overdue once `seconds` have passed, whatever the server does.
+
+    An HTTP client's timeouts bound each read, not the request: a server that sends a byte a
+    second never trips them. So the request runs in a worker thread that is waited for at most
+    `seconds`; when it is late, the sockets that thread connected (seen through the interpreter's
+    `socket.connect` audit event) are shut, which ends its blocked read at once, and the thread is
+    left to end by itself. A request sent on a pooled connection opened earlier is only abandoned:
+    its thread ends with the server's next silence longer than the per-read timeout."""
+    global _HOOKED
+    with _SLOTS_LOCK:
+        if not _HOOKED:
+            import sys
+
+            sys.addaudithook(_audit)
+            _HOOKED = True
+    import contextvars
+
+    box: dict = {}
+    sockets: list = []
+    context = contextvars.copy_context()  # the caller's context variables go with the request
+
+    def work():
+        _WATCHED.sockets = sockets
+        try:
+            box["result"] = request()
+        except BaseException as exc:  # handed to the caller
+            box["error"] = exc
+        finally:
+            _WATCHED.sockets = None
+
+    worker = threading.Thread(target=context.run, args=(work,), name="groundplan-llm-request", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        import socket
+
+        for sock in list(sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed
+        worker.join(0.05)
+        if "result" not in box:  # (a reply that came whole just then is kept: it was paid for)
+            raise Overdue(f"no whole reply within {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 def provider_seed(seed: int, repeat: int = 0) -> int:
