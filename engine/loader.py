@@ -56,6 +56,9 @@ def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
             hint = f'this version reads language version "{LANGUAGE_VERSION}": set "groundplan": "{LANGUAGE_VERSION}"'
         if error.validator == "required":
             hint = "add the missing key"
+        if error.validator == "maximum" and list(error.absolute_path) == ["max_steps"]:
+            hint = (f"a step cap is at most {error.validator_value}: on a goal the agent never reaches, a larger one runs "
+                    "an episode for days; lower it, or leave it out for the world's cap from the reference cost")
         out.append(Diagnostic(file, where, error.message if len(error.message) < 200 else error.message[:197] + "...", hint))
     return out
 
