@@ -21,12 +21,17 @@ tenfold, and every reader here takes either form.
 A single problem is addressed as `FILE.jsonl#NAME` (or `FILE.jsonl#N`, the N-th problem, from 1)
 wherever a problem file is accepted; `expand` turns files, set files and globs into such
 references. Errors name `FILE.jsonl:LINE` and the JSON pointer inside that line's problem.
+
+Reading one problem indexes the names of all (a name used twice is refused wherever it is) but
+parses only the line asked for: a line that opens with `{"name": "..."` gives its name without
+being parsed, so picking one row of a set of millions costs a scan of its lines, not a parse.
 """
 from __future__ import annotations
 
 import functools
 import glob
 import json
+import re
 from pathlib import Path
 
 from .errors import Diagnostic, ModelError
@@ -94,7 +99,7 @@ def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str, dict]], di
         if not line.strip():
             continue
         where = f"{path}:{number}"
-        head = _head(line, where)
+        head = _quick_head(line) or _head(line, where)
         if "problem_set" in head or "group" in head and "name" not in head:
             head = _parse(line, where)  # used as they are: checked now (a problem line is checked when read)
         if "problem_set" in head:
@@ -102,8 +107,7 @@ def _index(path: str, stamp) -> tuple[dict, list[tuple[str, int, str, dict]], di
                 errors.append(Diagnostic(where, "", "the header line (with 'problem_set') must come first",
                                          "move it to the top of the file"))
                 continue
-            data = _parse(line, where)
-            defaults = data.get("defaults") or {}
+            defaults = head.get("defaults") or {}
             if not isinstance(defaults, dict):
                 errors.append(Diagnostic(where, "/defaults", "must be an object of problem fields"))
                 defaults = {}
@@ -135,6 +139,23 @@ def _first_line(text: str) -> int:
         if line.strip():
             return number
     return 0
+
+
+# a problem line that opens with its name, as `write` and the generators write them: its name
+# is read without parsing the line (json.loads of every row to index its name took minutes and
+# GBs for a set of millions of rows); a name with a control character
+# (or a backslash: an escape) is left to the parser
+_NAME_FIRST = re.compile(r'[ \t]*\{[ \t]*"name"[ \t]*:[ \t]*"([^"\\\x00-\x1f]*)"[ \t]*[,}]')
+
+
+def _quick_head(line: str) -> dict | None:
+    """{"name": NAME} of a problem line that opens with its name and has no key that could make it a
+    header ('problem_set' anywhere in it); None for every other line, which `_head` parses. The
+    line itself is checked in full when it is read (read_problem), as every line always was."""
+    found = _NAME_FIRST.match(line)
+    if found is None or '"problem_set"' in line:  # a key, or in a text: either way the parser decides
+        return None
+    return {"name": found.group(1)}
 
 
 def _head(line: str, where: str) -> dict:
