@@ -133,3 +133,22 @@ def test_a_name_with_escapes_or_not_first_is_found(tmp_path):
     path = _set(tmp_path, [_problem('é "x" \\ y'), {"init": [], "name": "late"}, ' {"name" : "spaced" , "init": []}'])
     assert problemsets.names(str(path)) == ['é "x" \\ y', "late", "spaced"]
     assert problemsets.read_problem(f"{path}#spaced")[0]["init"] == []
+
+
+@pytest.mark.parametrize("text", [
+    '{"problem_set": "bw", "defaults": {"init": []}}\n{"name": "a", "goal": []}\n{"name": "b", "goal": []}\n',  # the quick index
+    '\n{"problem_set": "bw", "defaults": {"init": []}}\n{"name": "a", "goal": []}\n\n{"name": "b", "goal": []}\n',  # blank lines
+    '{"problem_set": "bw", "defaults": {"init": []}}\n{"goal": [], "name": "a"}\n{"group": "g", "defaults": {}}\n{"name": "b", "goal": []}\n',
+    '{"name": "a", "goal": []}\n{"name": "b", "goal": []}',  # no header
+])
+def test_the_quick_index_and_the_careful_one_agree(tmp_path, text):
+    path = tmp_path / "s.jsonl"
+    path.write_text(text)
+    assert problemsets.names(str(path)) == ["a", "b"]
+    numbers = [i for i, line in enumerate(text.splitlines(), 1) if '"name"' in line]
+    for name, number in zip("ab", numbers):
+        data, where = problemsets.read_problem(f"{path}#{name}")
+        assert where == f"{path}:{number}" and data["name"] == name and data["goal"] == []
+    assert problemsets.read_problem(f"{path}#2")[0]["name"] == "b"
+    if "problem_set" in text:
+        assert problemsets.read_problem(f"{path}#a")[0]["init"] == []
