@@ -241,7 +241,12 @@ def _entries(path: str):
         stamp = p.stat().st_mtime_ns
     except OSError:
         stamp = None
-    return _index(str(p), stamp)
+    try:
+        return _index(str(p), stamp)
+    except MemoryError:  # under plan-eval --episode-memory: the set's load error, as without the limit
+        from .files import out_of_memory
+
+        out_of_memory(str(p))
 
 
 def names(path: str) -> list[str]:

@@ -513,3 +513,19 @@ def test_running_out_of_memory_while_parsing_a_file_is_a_load_error_naming_it(mo
     with pytest.raises(ModelError) as err:
         files.parse_text('{"a": 1}', "big.json")
     assert "big.json" in str(err.value) and "ran out of the memory" in str(err.value) and "YAML" not in str(err.value)
+
+
+def test_running_out_of_memory_while_indexing_a_set_is_a_load_error_naming_it(tmp_path, monkeypatch):
+    from engine import problemsets
+    from engine.errors import ModelError
+
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"name": "a", "goal": []}\n')
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(problemsets, "_plain_index", no_memory)
+    with pytest.raises(ModelError) as err:
+        problemsets.read_problem(f"{path}#a")
+    assert "s.jsonl" in str(err.value) and "ran out of the memory" in str(err.value)
