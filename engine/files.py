@@ -110,6 +110,9 @@ def parse_text(text: str, file: str, yaml_syntax: bool = False) -> Any:
                                      "check for a missing comma, quote or bracket near there")]) from None
     except RecursionError:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", "nesting is too deep to read", f"keep nesting below {MAX_DEPTH} levels")]) from None
+    except MemoryError:
+        data = None
+        out_of_memory(file)
     except ValueError as exc:
         raise ModelError(malformed=True, diagnostics=[Diagnostic(file, "", f"not valid JSON: {exc}")]) from None
     except Exception as exc:  # yaml's own error classes
@@ -273,26 +276,69 @@ def read_file_bytes(path: str | Path, file: str | None = None) -> bytes:
     return raw
 
 
+def out_of_memory(file: str):
+    """Reading a file ran out of the memory this process may use (`plan-eval --episode-memory`): a
+    load error naming the file, as the same file is without the limit, not an episode's 'memout'."""
+    _refuse(file, "reading it ran out of the memory this process may use",
+            "give it more memory (plan-eval --episode-memory) or split it into smaller files")
+
+
+GUNZIP_CHUNK = 4 * 2**20
+
+
+def _gunzip(packed: bytes, file: str) -> bytes:
+    """The decompressed bytes, read in chunks: one read of the limit reserved 256 MB at once, so
+    under `plan-eval --episode-memory` a gzip bomb was a MemoryError (an episode's 'memout')
+    rather than the size refusal it is without the limit. Should the chunks not fit in memory,
+    they are dropped and the file unpacked again, only counted: past the limit it is the same size
+    refusal, and within it a load error that names the file and the memory, never a MemoryError."""
+    import gzip
+    import io
+    import zlib
+
+    def unpack(keep: bool, size: int):
+        chunks, total = [], 0
+        with gzip.GzipFile(fileobj=io.BytesIO(packed)) as stream:
+            while total <= MAX_FILE_BYTES:
+                chunk = stream.read(size)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if keep:
+                    chunks.append(chunk)
+        return chunks, total
+
+    try:
+        try:
+            chunks, total = unpack(True, GUNZIP_CHUNK)
+            if total <= MAX_FILE_BYTES:
+                return b"".join(chunks)
+        except MemoryError:
+            chunks = None  # let go of what was read (a failed read leaves the stream unusable)
+            try:
+                _, total = unpack(False, 2**16)
+            except MemoryError:
+                total = 0
+    except (OSError, EOFError, zlib.error) as exc:
+        _refuse(file, f"not a readable gzip file: {exc}")
+    if total > MAX_FILE_BYTES:
+        _refuse(file, f"decompresses to more than the limit of {MAX_FILE_BYTES // 2**20} MB", "split it into smaller files")
+    out_of_memory(file)
+
+
 def read_file_text(path: str | Path, file: str | None = None, hint: str = "save the file as UTF-8") -> str:
     """A regular file's UTF-8 text, gunzipped for '.gz' (with the same size limit on the result)."""
     file = file or str(path)
     raw = read_file_bytes(path, file)
     if str(path).lower().endswith(".gz"):
-        import gzip
-        import io
-        import zlib
-
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as packed:
-                raw = packed.read(MAX_FILE_BYTES + 1)
-        except (OSError, EOFError, zlib.error) as exc:
-            _refuse(file, f"not a readable gzip file: {exc}")
-        if len(raw) > MAX_FILE_BYTES:
-            _refuse(file, f"decompresses to more than the limit of {MAX_FILE_BYTES // 2**20} MB", "split it into smaller files")
+        raw = _gunzip(raw, file)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         _refuse(file, "not UTF-8 text", hint)
+    except MemoryError:
+        raw = None
+        out_of_memory(file)
 
 
 def read_data(path: str | Path, name: str | None = None) -> Any:

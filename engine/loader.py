@@ -64,6 +64,9 @@ def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
             hint = f'this version reads language version "{LANGUAGE_VERSION}": set "groundplan": "{LANGUAGE_VERSION}"'
         if error.validator == "required":
             hint = "add the missing key"
+        if error.validator == "maximum" and list(error.absolute_path) == ["max_steps"]:
+            hint = (f"a step cap is at most {error.validator_value}: on a goal the agent never reaches, a larger one runs "
+                    "an episode for days; lower it, or leave it out for the world's cap from the reference cost")
         if error.validator in ("pattern", "oneOf") and error.schema.get("title") == "colour" and isinstance(error.instance, str):
             from .picture import colour_problem  # the schema's colour pattern failed: say what a colour is
 

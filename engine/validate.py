@@ -173,6 +173,8 @@ def check_initial_invariants(task: Task) -> list[Diagnostic]:
     for i, inv in enumerate(task.domain.invariants):
         try:
             holds = task.holds(inv.formula, state)
+        except ResourceLimit:  # --time-limit/--memory-limit ran out: not the invariant's fault
+            raise
         except GroundplanError as exc:  # e.g. a division by zero in its expression
             out.append(Diagnostic(task.domain.file, pointer(["invariants", i]),
                                   f"invariant '{inv.name}' cannot be evaluated in the initial state of problem "

@@ -176,7 +176,8 @@ def _stopped(exc, folder: Path) -> None:
               help="Episodes per problem and agent, each with its own id (LABEL::REF, then LABEL::REF@s1, @s2, ...) and "
                    "seed; the summary adds pass@1 and pass@N (unbiased, per problem then averaged), the success rate "
                    "stays the mean over all episodes. --resume may raise it to add samples.")
-@click.option("--max-steps", type=click.IntRange(1), help="Step cap for every episode (overrides the factor).")
+@click.option("--max-steps", type=click.IntRange(1, 1_000_000),  # the schema's maximum for a problem's max_steps
+              help="Step cap for every episode (overrides the factor; at most 1000000).")
 @click.option("--max-steps-factor", type=float, help="Step cap = ceil(F x reference cost); default: the world's (1.5 for the kitchen).")
 @click.option("--episode-time", type=float, help="Wall-clock seconds per episode.")
 @click.option("--episode-memory", type=click.FloatRange(min=1), metavar="MB",

@@ -328,3 +328,34 @@ def test_validate_refuses_a_wrong_reference_in_a_problem_set(tmp_path):
 def test_shipped_references_of_one_world_hold():
     for path in sorted((ROOT / "problems" / "blocksworld").glob("*.json")) + [KITCHEN]:
         assert check_references(Task.load(path)) == [], path
+
+
+# ---------------------------------------------------------------- issue 32, item 6: absurd step caps
+def test_an_absurd_max_steps_is_refused_with_its_pointer(tmp_path):
+    doc = copy.deepcopy(SUSSMAN)
+    doc["max_steps"] = 10**15
+    with pytest.raises(ModelError) as err:
+        load_problem(doc)
+    message = str(err.value)
+    assert "/max_steps" in message and "at most 1000000" in message, message
+    doc["max_steps"] = 1_000_000  # the documented maximum itself is fine
+    assert load_problem(doc).max_steps == 1_000_000
+    assert "1000000" in (ROOT / "docs" / "language.md").read_text().split("| `max_steps` |")[1].splitlines()[0]
+
+
+def test_plan_eval_refuses_an_absurd_step_cap_instead_of_running_forever(tmp_path):
+    from evals.cli import run as plan_eval
+
+    doc = copy.deepcopy(SUSSMAN)
+    doc.pop("optimal", None)
+    doc["max_steps"] = 10**15
+    doc["goal"] = {"and": [["on", "a", "b"], ["on", "b", "a"]]}  # never reached
+    problem = write(tmp_path / "endless.json", doc)
+    # a child process with a timeout: the regression ran without end
+    done = subprocess.run([sys.executable, "-m", "evals.cli", str(problem), "--agent", "random", "--steps-to-go-time", "0",
+                           "--out", str(tmp_path / "r")], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "endless.json#/max_steps" in done.stdout + done.stderr and "Traceback" not in done.stderr
+    result = CliRunner().invoke(plan_eval, [str(problem), "--agent", "random", "--max-steps", str(10**15),
+                                            "--out", str(tmp_path / "r2")])
+    assert result.exit_code == 2 and "--max-steps" in result.output

@@ -417,3 +417,53 @@ def test_a_search_option_that_changes_costs_is_never_called_optimal():
     from planners.fast_downward import is_admissible
     assert is_admissible("astar(lmcut())") and is_admissible("astar(max([hmax(), lmcut()]))")
     assert not is_admissible("astar(blind(), cost_type=one)") and not is_admissible("lazy_greedy([ff()])")
+
+
+# ---------------------------------------------------------------- issue 32: duplicates refused, not collapsed
+TWICE = """(define (domain d) (:requirements :typing)
+ (:types %s)
+ (:constants %s)
+ (:predicates %s)
+ (:action go :parameters (?x - thing) :precondition (p ?x) :effect (q ?x))
+%s)"""
+TWICE_PROBLEM = "(define (problem p) (:domain d)\n (:objects %s)\n (:init (p a)) (:goal (q a)))"
+
+
+@pytest.mark.parametrize("what, domain, problem, file, line", [
+    ("action 'go'", TWICE % ("thing", "", "(p ?x - thing) (q ?x - thing)",
+                             " (:action go :parameters (?x - thing) :precondition (q ?x) :effect (p ?x))"),
+     "a - thing", "d.pddl", 6),
+    ("predicate 'p'", TWICE % ("thing", "", "(p ?x - thing) (q ?x - thing)\n (p ?y - thing)", ""), "a - thing", "d.pddl", 5),
+    ("type 'thing'", TWICE % ("thing other\n thing", "", "(p ?x - thing) (q ?x - thing)", ""), "a - thing", "d.pddl", 3),
+    ("constant 'c'", TWICE % ("thing", "c - thing\n c - thing", "(p ?x - thing) (q ?x - thing)", ""), "a - thing", "d.pddl", 4),
+    ("object 'a'", TWICE % ("thing", "", "(p ?x - thing) (q ?x - thing)", ""), "a - thing\n a - thing", "p.pddl", 3),
+])
+def test_a_name_declared_twice_is_refused_at_its_second_line(tmp_path, what, domain, problem, file, line):
+    (tmp_path / "d.pddl").write_text(domain)
+    (tmp_path / "p.pddl").write_text(TWICE_PROBLEM % problem)
+    with pytest.raises(ModelError) as err:
+        import_pddl(str(tmp_path / "d.pddl"), [str(tmp_path / "p.pddl")])
+    message = str(err.value)
+    assert f"{file}:{line}:" in message and f"{what} is declared twice" in message, message
+
+
+def test_the_same_names_in_different_sections_and_type_parents_are_not_duplicates(tmp_path):
+    domain = TWICE % ("truck van - vehicle thing\n vehicle", "", "(p ?x - thing) (q ?x - thing)", "")
+    (tmp_path / "d.pddl").write_text(domain)
+    (tmp_path / "p.pddl").write_text(TWICE_PROBLEM % "a - thing")
+    d, _ = import_pddl(str(tmp_path / "d.pddl"), [str(tmp_path / "p.pddl")])
+    assert set(d["types"]) == {"truck", "van", "vehicle", "thing"}
+
+
+def test_import_pddl_of_an_action_defined_twice_exits_1_naming_the_line(tmp_path):
+    from click.testing import CliRunner
+
+    from engine.cli import main
+
+    (tmp_path / "d.pddl").write_text("(define (domain d) (:requirements :strips)\n (:predicates (p) (q))\n"
+                                     " (:action go :parameters () :precondition (p) :effect (q))\n"
+                                     " (:action go :parameters () :precondition (q) :effect (p)))")
+    result = CliRunner().invoke(main, ["import-pddl", str(tmp_path / "d.pddl"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "d.pddl:4:" in result.output and "declared twice" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert not (tmp_path / "out" / "domain.json").exists()

@@ -602,3 +602,59 @@ def test_a_line_of_the_wrong_shape_is_left_out_by_report_and_set_aside_by_resume
     rejected = [json.loads(x) for x in (folder / "episodes.rejected.jsonl").read_text().splitlines()]
     assert [r["line"] for r in rejected] == [5] and rejected[0]["reason"].startswith(pointer)
     _complete(folder, whole)
+
+
+# issue 32, item 3: a gzip bomb is a load error with or without --episode-memory ---------------------
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="--episode-memory needs Linux")
+@pytest.mark.parametrize("memory", [[], ["--episode-memory", "64"]])
+def test_a_gzip_bomb_set_is_a_load_error_with_or_without_episode_memory(tmp_path, monkeypatch, memory):
+    """Scaled down: a 96 MB limit on files (not 256) and 100 MB of zeros (100 KB packed). The
+    unpacking used to reserve the whole limit at once: under the worker's 64 MB that was a
+    MemoryError, filed as one 'memout' episode, and the run exited 0."""
+    import gzip
+
+    from engine import files
+
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 96 * 2**20)
+    bomb = tmp_path / "zeros.jsonl.gz"
+    with gzip.open(bomb, "wb") as out:
+        out.write(b'{"name": "zeros", "description": "')
+        for _ in range(100):
+            out.write(b"0" * 2**20)
+        out.write(b'"}\n')
+    folder = tmp_path / "r"
+    code, out = _invoke(run, [str(bomb), "--agent", "random", *FAST, "--out", str(folder), *memory])
+    assert code == 1, out
+    assert "could not be loaded" in out and "zeros.jsonl.gz: decompresses to more than the limit of 96 MB" in out
+    assert not (folder / "episodes.jsonl").exists() or not (folder / "episodes.jsonl").read_text().strip()
+
+
+def test_running_out_of_memory_while_parsing_a_file_is_a_load_error_naming_it(monkeypatch):
+    """It was read as 'not valid YAML:' (a MemoryError caught as the YAML parser's own errors)."""
+    from engine import files
+    from engine.errors import ModelError
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(files.json, "loads", no_memory)
+    with pytest.raises(ModelError) as err:
+        files.parse_text('{"a": 1}', "big.json")
+    assert "big.json" in str(err.value) and "ran out of the memory" in str(err.value) and "YAML" not in str(err.value)
+
+
+def test_running_out_of_memory_while_indexing_a_set_is_a_load_error_naming_it(tmp_path, monkeypatch):
+    from engine import problemsets
+    from engine.errors import ModelError
+
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"name": "a", "goal": []}\n')
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(problemsets, "_plain_index", no_memory)
+    with pytest.raises(ModelError) as err:
+        problemsets.read_problem(f"{path}#a")
+    assert "s.jsonl" in str(err.value) and "ran out of the memory" in str(err.value)

@@ -95,3 +95,60 @@ def test_validate_takes_one_problem_of_a_set(tmp_path):
     assert ok.exit_code == 0 and "valid problem" in ok.output
     bad = CliRunner().invoke(validate, [f"{path}#b"])
     assert bad.exit_code == 1 and "bw.jsonl:3#/init/0" in bad.output
+
+
+# ---------------------------------------------------------------- issue 32, item 7: one row, not every row
+def test_reading_one_row_parses_that_row_not_every_row(tmp_path, monkeypatch):
+    """Indexing json-parsed every row for its name: minutes and GBs for a set of millions."""
+    rows = [{"name": f"p{i}", "objects": {"a": "block"}, "init": [["clear", "a"]], "goal": ["clear", "a"]} for i in range(3000)]
+    path = _set(tmp_path, rows)
+    parsed = []
+    real = json.loads
+
+    def counting(text, *args, **kwargs):
+        parsed.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting)
+    data, where = problemsets.read_problem(f"{path}#p2500")
+    assert data["name"] == "p2500" and where.endswith("bw.jsonl:2502")
+    assert len(parsed) <= 3, f"{len(parsed)} lines parsed to read one"  # the header and the row asked for
+
+
+@pytest.mark.parametrize("lines, name, where, words", [
+    ([_problem("a"), {"init": [], "name": "a"}], "a", ":3", "already used on line 2"),  # the name not first
+    ([_problem("a"), _problem("b"), _problem("a", goal=["clear", "a"])], "b", ":4", "already used on line 2"),
+    ([_problem("a"), {"name": "b", "problem_set": "x"}], "a", ":3", "must come first"),  # a header later, name first
+    ([_problem('q"uote\\d'), _problem('q"uote\\d')], 'q"uote\\d', ":3", "already used on line 2"),  # escapes
+])
+def test_names_read_without_parsing_keep_the_duplicate_and_header_checks(tmp_path, lines, name, where, words):
+    path = _set(tmp_path, lines)
+    with pytest.raises(ModelError) as info:
+        problemsets.read_problem(f"{path}#{name}")
+    text = str(info.value)
+    assert f"bw.jsonl{where}" in text and words in text, text
+
+
+def test_a_name_with_escapes_or_not_first_is_found(tmp_path):
+    path = _set(tmp_path, [_problem('é "x" \\ y'), {"init": [], "name": "late"}, ' {"name" : "spaced" , "init": []}'])
+    assert problemsets.names(str(path)) == ['é "x" \\ y', "late", "spaced"]
+    assert problemsets.read_problem(f"{path}#spaced")[0]["init"] == []
+
+
+@pytest.mark.parametrize("text", [
+    '{"problem_set": "bw", "defaults": {"init": []}}\n{"name": "a", "goal": []}\n{"name": "b", "goal": []}\n',  # the quick index
+    '\n{"problem_set": "bw", "defaults": {"init": []}}\n{"name": "a", "goal": []}\n\n{"name": "b", "goal": []}\n',  # blank lines
+    '{"problem_set": "bw", "defaults": {"init": []}}\n{"goal": [], "name": "a"}\n{"group": "g", "defaults": {}}\n{"name": "b", "goal": []}\n',
+    '{"name": "a", "goal": []}\n{"name": "b", "goal": []}',  # no header
+])
+def test_the_quick_index_and_the_careful_one_agree(tmp_path, text):
+    path = tmp_path / "s.jsonl"
+    path.write_text(text)
+    assert problemsets.names(str(path)) == ["a", "b"]
+    numbers = [i for i, line in enumerate(text.splitlines(), 1) if '"name"' in line]
+    for name, number in zip("ab", numbers):
+        data, where = problemsets.read_problem(f"{path}#{name}")
+        assert where == f"{path}:{number}" and data["name"] == name and data["goal"] == []
+    assert problemsets.read_problem(f"{path}#2")[0]["name"] == "b"
+    if "problem_set" in text:
+        assert problemsets.read_problem(f"{path}#a")[0]["init"] == []

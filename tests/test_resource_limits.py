@@ -169,3 +169,29 @@ def test_an_inner_alarm_neither_delays_nor_extends_an_outer_one():
             while True:  # ... and the outer fires 1 s after it began, not 1 s after the inner ended
                 sum(range(1000))
     assert time.perf_counter() - began < 1.5
+
+
+# issue 32, item 7: every command that grounds takes plan's limits -------------------------------------
+@pytest.mark.parametrize("limit, words", [
+    (["--time-limit", "1"], "the time limit of 1 s ran out (raise --time-limit)"),
+    (["--memory-limit", "150"], "the memory limit of 150 MB ran out"),
+])
+def test_actions_takes_the_time_and_memory_limits_of_plan(tmp_path, limit, words):
+    problem = tower_problem(tmp_path / "tower.json", 300)  # grounding alone: 9 s and 2 GB unbounded
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "actions", str(problem), *limit], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and words in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and time.perf_counter() - began < 8
+
+
+@pytest.mark.parametrize("command", ["validate", "show", "actions", "check"])
+def test_every_grounding_command_offers_the_limits(command):
+    from click.testing import CliRunner
+
+    from engine.cli import main
+
+    out = CliRunner().invoke(main, [command, "--help"]).output
+    assert "--time-limit" in out and "--memory-limit" in out
+    done = CliRunner().invoke(main, [command, "problems/blocksworld/sussman.json", "--time-limit", "30"])
+    assert done.exit_code == 0, done.output

@@ -12,7 +12,9 @@ it, and an atom both added and deleted ends true; so does ours. An action that n
 `total-cost` costs 0 when the domain has a `total-cost` function, 1 otherwise, as Fast Downward
 counts it. Requirements are read leniently, as planners do: IPC files often leave out one they
 use. The `pddl` package reads no negative number literals (`(= (x b0) -7)`): such a file is
-refused at that line. `either` has no counterpart in a type tree: a parameter typed `(either a b)` gets the
+refused at that line. A name declared twice (an action, predicate, function, type, constant or
+object) is refused at its second line, as the JSON loader refuses a key written twice: the `pddl`
+package would keep one silently. `either` has no counterpart in a type tree: a parameter typed `(either a b)` gets the
 nearest common ancestor of a and b and a precondition over hidden static predicates
 `either-a`/`either-b`, true of every object of those types.
 """
@@ -54,6 +56,78 @@ def _refuse_unsupported(text: str, file: str) -> None:
         line = clean.count("\n", 0, start) + 1
         _fail(file, f"'{found.group(0).strip('( ')}' is not supported: {what}", line,
               hint or "groundplan imports PDDL 2.1 level 1 with derived predicates and action costs")
+
+
+def _sexprs(text: str) -> list:
+    """The file as nested lists of (token, line) leaves, comments dropped; unbalanced
+    parentheses are left to the parser, which names the line."""
+    stack: list = [[]]
+    line = 1
+    for found in re.finditer(r";[^\n]*|\n|\(|\)|[^\s()]+", text):
+        token = found.group(0)
+        if token == "\n":
+            line += 1
+        elif token.startswith(";"):
+            continue
+        elif token == "(":
+            stack.append([])
+        elif token == ")":
+            if len(stack) > 1:
+                done = stack.pop()
+                stack[-1].append(done)
+        else:
+            stack[-1].append((token.lower(), line))
+    return stack[0]
+
+
+def _head(node) -> str | None:
+    return node[0][0] if isinstance(node, list) and node and isinstance(node[0], tuple) else None
+
+
+def _typed_names(items) -> list:
+    """The declared (name, line) of a typed list `a b - t c`: the type after each `-` is not one
+    (nor an `(either ...)`)."""
+    out, skip = [], False
+    for item in items:
+        if skip:
+            skip = False
+        elif isinstance(item, tuple) and item[0] == "-":
+            skip = True
+        elif isinstance(item, tuple):
+            out.append(item)
+    return out
+
+
+DECLARED = {  # section -> (what it declares, how its entries are read)
+    ":action": ("action", lambda rest: rest[:1] if rest and isinstance(rest[0], tuple) else []),
+    ":derived": ("derived predicate", lambda rest: [rest[0][0]] if rest and _head(rest[0]) else []),
+    ":predicates": ("predicate", lambda rest: [x[0] for x in rest if _head(x)]),
+    ":functions": ("function", lambda rest: [x[0] for x in rest if _head(x)]),
+    ":types": ("type", _typed_names),
+    ":constants": ("constant", _typed_names),
+    ":objects": ("object", _typed_names),
+}
+
+
+def _refuse_duplicates(text: str, file: str) -> None:
+    """An action, predicate, function, type, constant or object declared twice is refused at the
+    second declaration, as the JSON loader refuses a key written twice: the `pddl` package keeps
+    one of them silently (a second `move` dropped, the task then unsolvable)."""
+    for define in _sexprs(text):
+        if _head(define) != "define":
+            continue
+        seen: dict = {}
+        for section in define[1:]:
+            key = _head(section)
+            if key not in DECLARED:
+                continue
+            what, names = DECLARED[key]
+            for name, line in names(section[1:]):
+                if (what, name) in seen:  # read, and wrong: exit status 1, as a JSON key written twice
+                    raise ModelError([Diagnostic(f"{file}:{line}", "", f"the {what} '{name}' is declared twice "
+                                                 f"(first at line {seen[what, name]})",
+                                                 "remove or rename one of them: groundplan keeps neither silently")])
+                seen[what, name] = line
 
 
 FRAGMENT = (":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
@@ -419,12 +493,14 @@ def import_pddl(domain_file: str, problem_files=(), domain_ref: str = "domain.js
     names its domain by `domain_ref`). Raises ModelError (file and line) for what we refuse."""
     text = Path(domain_file).read_text()
     _refuse_unsupported(text, domain_file)
+    _refuse_duplicates(text, domain_file)
     domain = _parse("domain", text, domain_file)
     reader = _Reader(domain, domain_file)
     parsed = []
     for file in problem_files:
         ptext = Path(file).read_text()
         _refuse_unsupported(ptext, file)
+        _refuse_duplicates(ptext, file)
         problem = _parse("problem", ptext, file, domain.requirements)
         if problem.domain_name is not None and reader.name(problem.domain_name) != reader.name(domain.name):
             _fail(file, f"the problem is for domain '{problem.domain_name}', not '{domain.name}'")
