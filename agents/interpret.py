@@ -11,6 +11,7 @@ action applies, and an inapplicable one is answered with the precondition that f
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -40,11 +41,17 @@ def _fold(text: str) -> str:
 def declaration(text: str, declarations: dict, exact: bool = False) -> str | None:
     """The declaration `text` makes, if any: compared with case and punctuation folded, or, for
     a world that reads only exact texts (tolerant_parsing: false), exactly (Robotouille's 'Finish')."""
-    folded = _fold(text)
+    said = text.strip() if exact else _fold(text)
     for kind, phrases in declarations.items():
-        if any(text.strip() == p if exact else folded == _fold(p) for p in phrases or ()):
+        if any(said == (p if exact else _folded(p)) for p in phrases or ()):
             return kind
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _folded(phrase: str) -> str:
+    """A declaration phrase folded once, not on every answer the loop reads."""
+    return _fold(phrase)
 
 
 def interpret(task, state, text: str, loop: dict) -> Decision:

@@ -166,33 +166,39 @@ def check_strategy_for(strategy: str | None, domains) -> None:
                               "to use each world's default")
 
 
-def shipped_strategies() -> dict[str, str]:
-    """Each installed world's strategies, for --help (read from the profiles, never hard-coded)."""
+def _shipped_profiles() -> dict[str, Profile]:
+    """The generic profile ('other worlds') and each installed world's, by name; a broken profile
+    is left out here and reported when its world is used."""
+    from engine.errors import GroundplanError
+
     out = {}
     for own in sorted((DEFAULTS.parent.parent / "domains").glob("*/prompts.yaml")):
         try:
-            out[own.parent.name] = describe_strategies(_load(own.parent.name, str(own.parent)))
-        except Exception:  # noqa: BLE001 - a broken profile is reported when its world is used, not in --help
+            out[own.parent.name] = _load(own.parent.name, str(own.parent))
+        except GroundplanError:
             continue
-    try:
-        out["other worlds"] = describe_strategies(_load("generic", None))
-    except Exception:  # noqa: BLE001
-        pass
+    out["other worlds"] = _load("generic", None)
+    return out
+
+
+def shipped_strategies() -> dict[str, str]:
+    """Each installed world's strategies, for --help (read from the profiles, never hard-coded)."""
+    out = {}
+    for world, profile in _shipped_profiles().items():
+        try:
+            out[world] = describe_strategies(profile)
+        except Exception:  # noqa: BLE001 - a broken default is reported when its world is used, not in --help
+            continue
     return out
 
 
 def strategy_names() -> tuple[str, ...]:
     """Every prompt strategy the generic defaults or a shipped world's profile defines (a name
     is checked when an agent is made; whether the task's world has it, before the run starts)."""
-    names = dict.fromkeys(_read_yaml(DEFAULTS)["prompts"]["strategies"])
-    from engine.errors import GroundplanError
-
-    for own in sorted((DEFAULTS.parent.parent / "domains").glob("*/prompts.yaml")):
-        try:
-            names.update(dict.fromkeys(name for name, spec in ((_read_yaml(own).get("prompts") or {}).get("strategies") or {}).items()
-                                       if isinstance(spec, dict)))
-        except GroundplanError:
-            continue  # a broken profile is reported when its world is used, not here
+    profiles = _shipped_profiles()
+    names = dict.fromkeys(strategies(profiles.pop("other worlds")))
+    for profile in profiles.values():
+        names.update(dict.fromkeys(strategies(profile)))
     return tuple(names)
 
 

@@ -181,15 +181,13 @@ def validate(file, plan, as_json):
 def _stored_optimum_warnings(task) -> list:
     """An optimum stored without a plan, re-proven by a quick optimal search (planners.reference):
     an error when the search disproves it, a warning when it could not confirm it in time."""
-    from planners.reference import UNVERIFIED, WRONG, reprove
+    from planners.reference import UNVERIFIED, reprove_or_refuse
 
     from .errors import Diagnostic
 
-    verdict = reprove(task)
-    if verdict is None or verdict.status not in (WRONG, UNVERIFIED):
+    verdict = reprove_or_refuse(task)
+    if verdict is None or verdict.status != UNVERIFIED:
         return []
-    if verdict.status == WRONG:
-        raise ModelError(verdict.errors)
     return [Diagnostic(task.problem.file, "/optimal/cost", verdict.message,
                        "store the plan (groundplan plan FILE --store), or scores against it are marked unverified")]
 

@@ -313,10 +313,11 @@ def grid_scene(task, state: State, spec: dict, query: Query) -> dict:
     rooms = spec.get("rooms")
     if rooms:
         every = number(rooms["every"], task)
+        wall = rooms.get("fill", "#666")  # checked when the domain was loaded, like every fixed colour
         for r in range(rows):
             for c in range(cols):
                 if every and ((r + r0) % every == 0 or (c + c0) % every == 0):
-                    marks.append({"r": r, "c": c, "fill": _colour(rooms.get("fill", "#666")), "title": rooms.get("title", "wall"), "layer": -1})
+                    marks.append({"r": r, "c": c, "fill": wall, "title": rooms.get("title", "wall"), "layer": -1})
     for layer, mark in enumerate(spec.get("marks", [])):
         for b in query.bindings(mark["for"]):
             where = cells.where(mark["at"], b)

@@ -170,7 +170,7 @@ def _plain_index(path: str, text: str):
     if not lines or not lines[0].strip():
         return None
     start, defaults = 0, {}
-    if _NAME_FIRST.match(lines[0]) is None or '"problem_set"' in lines[0]:
+    if _quick_head(lines[0]) is None:
         head = _head(lines[0], f"{path}:1")
         if "problem_set" not in head:
             return None
@@ -217,8 +217,6 @@ def _quick_head(line: str) -> dict | None:
 def _head(line: str, where: str) -> dict:
     """A line's keys, to index it: plain JSON without the plain-data check, which read_problem runs
     on the one line it returns (checking all 8,000 BabyAI rows to pick one by name took 17 s)."""
-    import json
-
     try:
         data = json.loads(line)
     except ValueError:

@@ -316,11 +316,11 @@ def report(runs, fmt, plot):
         rows = found.rows
         if found.unreadable:
             click.echo(f"warning: {folder / store.EPISODES}: {found.unreadable} line(s) could not be read as episode lines and are "
-                       f"left out of the tables ({_unreadable(found)}); `plan-eval ... --out {folder} --resume` moves them to "
+                       f"left out of the tables ({store.unreadable_where(found)}); `plan-eval ... --out {folder} --resume` moves them to "
                        f"{store.REJECTED} and runs their episodes again", err=True)
         if found.duplicates:
             click.echo(f"warning: {folder / store.EPISODES}: {len(found.duplicates)} duplicate line(s) ignored: each episode "
-                       f"is counted once, from its first line ({_duplicates(found)}); `plan-eval ... --out {folder} --resume` "
+                       f"is counted once, from its first line ({store.duplicates_where(found)}); `plan-eval ... --out {folder} --resume` "
                        f"moves them to {store.REJECTED}", err=True)
         if not rows:
             raise GroundplanError(f"{folder}: no episodes.jsonl with episodes in it")
@@ -342,20 +342,6 @@ def report(runs, fmt, plot):
         click.echo(table(merged, ("agent", "problem_set", "episodes A", "episodes B", "success_rate A", "success_rate B",
                                   "mean_optimality A", "mean_optimality B", "invalid_actions A", "invalid_actions B",
                                   "cost_usd A", "cost_usd B")))
-
-
-def _unreadable(found) -> str:
-    where = [f"line {n}: {why}" for n, _, why in found.bad[:3]]
-    if len(found.bad) > 3:
-        where.append("...")
-    if found.torn.strip():
-        where.append("a torn last line")
-    return "; ".join(where)
-
-
-def _duplicates(found) -> str:
-    where = [f"line {n}: {why}" for n, _, why in found.duplicates[:3]]
-    return "; ".join(where + (["..."] if len(found.duplicates) > 3 else []))
 
 
 def _compare(a: list[dict], b: list[dict]) -> list[dict]:

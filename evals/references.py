@@ -15,20 +15,15 @@ still say about the rest:
 """
 from __future__ import annotations
 
-GOAL = "goal-reached"  # agents.loop.GOAL, without importing the loop here
 _VERDICT = "_groundplan_reference_verdict"  # where check_loaded keeps its verdict on the task
 
 
 def check_loaded(task) -> None:
     """Re-prove the problem's stored optimum when it has no plan (see the module docstring);
     raises ModelError when the optimum is disproved, and keeps the verdict on the task."""
-    from engine.errors import ModelError
-    from planners.reference import WRONG, reprove
+    from planners.reference import reprove_or_refuse
 
-    verdict = reprove(task)
-    if verdict is not None and verdict.status == WRONG:
-        raise ModelError(verdict.errors)
-    task.__dict__[_VERDICT] = verdict
+    task.__dict__[_VERDICT] = reprove_or_refuse(task)
 
 
 def flags(task, row: dict) -> dict:
@@ -50,6 +45,8 @@ def beats(row: dict) -> dict:
     goal at a cost below its proven reference cost; {} otherwise."""
     outcome = row.get("agent_outcome") or row.get("outcome")
     ref, cost = row.get("reference_cost"), row.get("cost")
+    from agents.loop import GOAL
+
     if outcome != GOAL or not row.get("reference_proven") or ref is None or cost is None:
         return {}
     if cost >= ref - 1e-9 * max(1.0, abs(ref)):

@@ -420,7 +420,7 @@ def check_agents(specs: list[AgentSpec], domains) -> None:
         if spec.name == "llm":
             check_strategy_for(dict(spec.options).get("strategy"), ordered)
         if spec.name == "baseline":
-            for domain in sorted(domains, key=lambda d: (d.name, str(d.file))):
+            for domain in ordered:
                 check_baseline(domain, dict(spec.options)["baseline"])
 
 

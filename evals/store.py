@@ -284,6 +284,22 @@ def read_episodes(folder: Path, repair: bool = False) -> list[dict]:
     return (repair_episodes(folder) if repair else scan(folder)).rows
 
 
+def unreadable_where(found) -> str:
+    """Where a scan's unreadable lines are, as a message says it: the first three and a torn tail."""
+    where = [f"line {n}: {why}" for n, _, why in found.bad[:3]]
+    if len(found.bad) > 3:
+        where.append("...")
+    if found.torn.strip():
+        where.append("a torn last line")
+    return "; ".join(where)
+
+
+def duplicates_where(found) -> str:
+    """Where a scan's duplicate episode lines are: the first three, and '...' for more."""
+    where = [f"line {n}: {why}" for n, _, why in found.duplicates[:3]]
+    return "; ".join(where + (["..."] if len(found.duplicates) > 3 else []))
+
+
 def repair_episodes(folder: Path) -> Lines:
     """Make episodes.jsonl hold only good lines, each ending with a newline, one per episode,
     losing none of them: a torn last line is cut (its episode runs again); any other bad line, and
@@ -293,11 +309,12 @@ def repair_episodes(folder: Path) -> Lines:
     folder = Path(folder)
     path = folder / EPISODES
     found = scan(folder)
-    if found.set_aside:
+    aside = found.set_aside
+    if aside:
         rejected = folder / REJECTED
         moved = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         text = "".join(json.dumps({"line": n, "reason": why, "text": line.decode("utf-8", "backslashreplace"), "moved": moved}) + "\n"
-                       for n, line, why in found.set_aside)
+                       for n, line, why in aside)
         with writing(rejected):  # first, so a crash before the rewrite leaves the lines in both files, never in none
             fd = os.open(rejected, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:
@@ -525,9 +542,7 @@ def one_writer(folder: Path):
             _held[key][1] += 1
         else:
             try:
-                import fcntl  # noqa: F401
-
-                fd = _lock_flock(folder, path)
+                fd = _lock_flock(folder, path)  # ImportError where there is no fcntl
                 flock = True
             except ImportError:
                 fd, flock = _lock_pid_file(folder, path), False

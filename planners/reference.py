@@ -17,7 +17,6 @@ The shipped optima without a plan (gripper 4, gridnav 2) are re-proven in 0.3 s 
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -34,11 +33,22 @@ class Reproof:
     errors: list = field(default_factory=list)  # Diagnostics when WRONG
 
 
+def reprove_or_refuse(task) -> Reproof | None:
+    """`reprove(task)`, raising the ModelError of a disproved optimum: what `groundplan validate`
+    and plan-eval's loading both do before trusting a stored optimum."""
+    verdict = reprove(task)
+    if verdict is not None and verdict.status == WRONG:
+        from engine.errors import ModelError
+
+        raise ModelError(verdict.errors)
+    return verdict
+
+
 def reprove(task, seconds: float | None = None) -> Reproof | None:
     """The verdict on the problem's stored optimum when it has no plan to replay, else None
     (`engine.validate.stored_cost_unchecked` says which); `seconds` defaults to REPROVE_SECONDS."""
     from engine.errors import Diagnostic, pointer
-    from engine.validate import stored_cost_unchecked
+    from engine.validate import _num, _same, stored_cost_unchecked
 
     if not stored_cost_unchecked(task):
         return None
@@ -87,10 +97,3 @@ def _search(task, seconds: float):
 
     return solve(task, "bfs", time_limit=seconds)
 
-
-def _same(a, b) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-
-
-def _num(x):
-    return int(x) if float(x).is_integer() else x

@@ -28,6 +28,21 @@ from engine.task import Task
 NOT_PLACED = "I cannot tell which problem this request is about."
 
 
+def world_profile(world: str):
+    """The agent profile of a shipped world by its folder name; 'classics' (the worlds without a
+    prompts.yaml) is the generic one."""
+    from pathlib import Path
+
+    from agents.profile import _load
+
+    return _load(world, None if world == "classics" else str(Path("domains", world).resolve()))
+
+
+def accepted(world: str) -> list[str]:
+    """The strategies the world's profile accepts: the tests take them from there, never a list of their own."""
+    return list(strategies(world_profile(world)))
+
+
 def _key(messages) -> str:
     return json.dumps([{"role": m.get("role"), "content": m.get("content")} for m in messages], sort_keys=True)
 

@@ -13,9 +13,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agents.profile import _load, strategies
+from agents.profile import strategies
 from evals.cli import run as plan_eval
-from knowing_model import KnowingModel
+from knowing_model import KnowingModel, accepted, world_profile
 from llm_server import ScriptedServer
 
 # A few small problems per world, covering its kinds (sync, async and two-robot kitchens; single-goal,
@@ -35,32 +35,20 @@ PROBLEMS = {
     "classics": ["problems/gripper/prob01.json", "problems/blocksworld/sussman.json", "problems/gridnav/room8-10.json",
                  "problems/logistics/logistics-c2-p2-s1.json", "problems/sokoban/one-box-5x5.json"],
 }
-FOLDER = {"classics": None}  # worlds without a prompts.yaml: the generic profile
 MODEL = "openai/knows-the-answer"
 RIGHT = {"goal-reached", "declared-unsolvable", "answer-right"}
 HONEST_FAILURES = {"invalid-output", "plan-invalid", "plan-exhausted", "step-cap", "answer-wrong", "wrong-declaration",
                    "finished-early", "stuck"}
 
 
-def _accepted(world: str) -> list[str]:
-    folder = FOLDER.get(world, f"domains/{world}")
-    from pathlib import Path
-
-    profile = _load(world, str(Path(folder).resolve()) if folder else None)
-    return list(strategies(profile))
-
-
-CASES = [(world, strategy) for world in PROBLEMS for strategy in _accepted(world)]
+CASES = [(world, strategy) for world in PROBLEMS for strategy in accepted(world)]
 
 
 def _problems(world: str, strategy: str) -> list[str]:
     """The world's problems, less those the strategy's tools cannot solve (Plancraft's tool sets: a
     smelting task without 'smelt', an impossible one without 'impossible', which the paper leaves
     out of those sets' numbers)."""
-    folder = FOLDER.get(world, f"domains/{world}")
-    from pathlib import Path
-
-    spec = strategies(_load(world, str(Path(folder).resolve()) if folder else None))[strategy]
+    spec = strategies(world_profile(world))[strategy]
     tools = (spec.get("loop") or {}).get("tools")
     if tools is None or "impossible" in tools:
         return PROBLEMS[world]
@@ -122,7 +110,7 @@ def test_a_model_that_answers_nonsense_scores_zero_honestly(world, problems, tmp
     for row in rows:
         assert not row["success"], row["id"]
         assert row["outcome"] in HONEST_FAILURES, (row["id"], row["outcome"], row.get("error"))
-        assert row["strategy"] == _load(world, str(__import__("pathlib").Path(f"domains/{world}").resolve())).prompts["default_strategy"]
+        assert row["strategy"] == world_profile(world).prompts["default_strategy"]
     for entry in summary["by_set"]:
         assert entry["success_rate"] == 0.0
 

@@ -26,9 +26,10 @@ import pytest
 
 from agents.interpret import ACTION, DECLARE, interpret
 from agents.llm.preview import first_request
-from agents.profile import _load, profile_for, strategies
+from agents.profile import profile_for, strategies
 from engine.problemsets import expand
 from engine.task import Task
+from knowing_model import accepted
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:[.:][A-Za-z0-9_-]+)?\}")
 
@@ -64,12 +65,7 @@ SAMPLES = {
 }
 
 
-def _accepted(world: str) -> list[str]:
-    folder = None if world == "classics" else str(Path("domains", world).resolve())
-    return list(strategies(_load(world, folder)))
-
-
-CASES = [(world, strategy) for world in SAMPLES for strategy in _accepted(world)]
+CASES = [(world, strategy) for world in SAMPLES for strategy in accepted(world)]
 
 
 @pytest.fixture(scope="module")

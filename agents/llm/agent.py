@@ -79,7 +79,7 @@ class LLMAgent(Agent):
 
         self.profile = profile_for(task)
         self.strategy = self.requested or default_strategy(self.profile)
-        spec = prompts.strategy_spec(self.profile, self.strategy)
+        self.spec = spec = prompts.strategy_spec(self.profile, self.strategy)
         self.client.params = {**(self.profile.prompts.get("params") or {}), **(spec.get("params") or {}), **self.given_params}
         self.mode = spec.get("mode") or self.mode
         self.trials = spec.get("trials")
@@ -163,7 +163,7 @@ class LLMAgent(Agent):
         elif self.own_prompt is not None:
             messages, read = self.own_prompt.messages(observation, self.system_prompt), self.own_prompt.read
         else:
-            read = parse.plan_lines if spec_reads_plan(prompts.strategy_spec(self.profile, self.strategy), self.strategy) else parse.cot_actions
+            read = parse.plan_lines if spec_reads_plan(self.spec, self.strategy) else parse.cot_actions
             messages = self.opening + [prompts.observation_message(self.profile, self.strategy, observation.text, task=self.task)]
         completions, problems = [], []
         limit = int(self.profile.loop.get("plan_reprompts", self.profile.loop.get("reprompts_per_step", 5)))

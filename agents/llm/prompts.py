@@ -148,28 +148,22 @@ def world_text(profile, task) -> str:
     return "\n\n".join(parts)
 
 
-def fill_task(text: str, task) -> str:
-    """A template filled for one problem: {world} and each setting's {name} (engine.render.fill_settings)."""
+def fill_task(text: str, task, profile) -> str:
+    """A template of `profile` filled for one problem: {world} and each setting's {name} (engine.render.fill_settings)."""
     if task is None or not text or "{" not in text:
         return text
     from engine.render import fill_settings
 
     if "{world}" in text:
-        text = text.replace("{world}", world_text(_profile_of(task), task))
+        text = text.replace("{world}", world_text(profile, task))
     return fill_settings(text, task.settings)
-
-
-def _profile_of(task):
-    from ..profile import profile_for
-
-    return profile_for(task)
 
 
 def instructions(profile, strategy: str, system_prompt: str | None, examples: str, task=None) -> list[dict]:
     """The fixed opening messages of every request of an episode."""
     spec = profile.prompts["strategies"][strategy]
-    system = system_prompt if system_prompt is not None else fill_task(profile.template("system"), task)
-    parts = [fill_task(profile.template("instructions"), task), fill_task(spec.get("format", ""), task)]
+    system = system_prompt if system_prompt is not None else fill_task(profile.template("system"), task, profile)
+    parts = [fill_task(profile.template("instructions"), task, profile), fill_task(spec.get("format", ""), task, profile)]
     if examples:
         parts.append(examples)
     messages = [{"role": "system", "content": system}] if system else []
@@ -182,7 +176,7 @@ def observation_message(profile, strategy: str, observation_text: str, history: 
     parts = [history] if history else []
     parts.append(f"{profile.template('observation_header')}\n{observation_text}")
     if spec.get("prior"):
-        parts.append(fill_task(spec["prior"], task))
+        parts.append(fill_task(spec["prior"], task, profile))
     return {"role": "user", "content": "\n\n".join(parts)}
 
 

@@ -130,12 +130,11 @@ def left_out(folder: Path, found) -> list[str]:
     path = Path(folder) / store.EPISODES
     out = []
     if found.unreadable:
-        where = "; ".join([f"line {n}: {why}" for n, _, why in found.bad[:3]] + (["..."] if len(found.bad) > 3 else [])
-                          + (["a torn last line"] if found.torn.strip() else []))
+        where = store.unreadable_where(found)
         out.append(f"{path}: {found.unreadable} line(s) left out, not episode lines ({where}); "
                    f"`plan-eval ... --out {folder} --resume` moves them to {store.REJECTED} and runs their episodes again")
     if found.duplicates:
-        where = "; ".join([f"line {n}: {why}" for n, _, why in found.duplicates[:3]] + (["..."] if len(found.duplicates) > 3 else []))
+        where = store.duplicates_where(found)
         out.append(f"{path}: {len(found.duplicates)} duplicate line(s) left out, each episode shown from its first line ({where})")
     return out
 
