@@ -33,6 +33,7 @@ FORWARDED_ENV = ("GROUNDPLAN_CACHE",)  # the LLM reply cache's folder: a shared 
 IN_FLIGHT_PER_CPU = 2
 MAX_GROUP = 16  # problems per task, at most
 GROUPS_PER_CPU = 4  # a task takes at most 1/(4 x CPUs) of the batches left
+WAIT = 1.0  # s between checks of a local instance's health while no line arrives
 
 
 def _ray():
@@ -43,29 +44,46 @@ def _ray():
     return ray
 
 
-def connect(address: str | None, cpus: int | None) -> bool:
+def connect(address: str | None, cpus: int | None):
     """Join the cluster at `address` ('auto': the one `ray start` made on this machine), or start a
-    local instance of `cpus` CPUs. True when this call started Ray (so it stops it)."""
+    local instance of `cpus` CPUs (`evals.ray_local`). (started by this call, the local instance or None)."""
     ray = _ray()
     if ray.is_initialized():
-        return False
+        return False, None
     # absolute: a worker's folder is not this one
     env = {name: os.path.abspath(os.environ[name]) for name in FORWARDED_ENV if os.environ.get(name)}
     options = dict(logging_level=logging.ERROR, runtime_env={"env_vars": env} if env else None)
+    instance = None
+    if not address:  # a new instance, never a cluster that RAY_ADDRESS or an earlier `ray start` names
+        from .ray_local import LocalRay
+
+        instance = LocalRay(cpus)
+        target = instance.start()
+        _read_token_again()
     try:
-        if address:
-            ray.init(address=address, **options)
-        else:  # 'local': a new instance, never a cluster that RAY_ADDRESS or an earlier `ray start` names
-            ray.init(address="local", num_cpus=cpus, include_dashboard=False, **options)
+        ray.init(address=target if instance else address, **options)
     except (ConnectionError, RuntimeError, ValueError, TimeoutError, ray.exceptions.RayError) as exc:
+        if instance:
+            instance.stop(keep_logs=True)
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         hint = ("start one with `ray start --head` on its head node, and give that node's address and port (or 'auto' on that node)"
-                if address else "check `ray status`, or stop a stale instance with `ray stop`")
+                if address else "check `ray status`, or run with --backend local")
         if address and os.environ.get("RAY_AUTH_MODE") != "token":  # Ray logs a refused token; its exception does not say
             hint += ("; a cluster that checks tokens needs RAY_AUTH_MODE=token here, and RAY_AUTH_TOKEN set to its token "
                      "(`ray get-auth-token` on its head node) where ~/.ray/auth_token is not that token")
         raise GroundplanError(f"could not connect to {where}: {exc}; {hint}") from None
-    return True
+    return True, instance
+
+
+def _read_token_again() -> None:
+    """Ray reads RAY_AUTH_MODE and the token once, when imported; the local instance's token was
+    set after that (`LocalRay.start`)."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader, Config
+    except ImportError:  # a Ray without token authentication
+        return
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
 
 
 def _episodes(fingerprint: str, items: list, problems: dict, domains: dict, threads: int):
@@ -123,8 +141,9 @@ class RayPool:
             yield self.local(batch[0])
         if not remote:
             return
-        started = connect(self.address, self.cpus)
+        started, instance = connect(self.address, self.cpus)
         inflight: dict = {}
+        failed = False
         try:
             task = ray.remote(num_cpus=1, max_retries=0)(_episodes)
             fingerprint = shipping.code_fingerprint()
@@ -139,9 +158,14 @@ class RayPool:
                     mine = {job[0]: problems[job[0]] for _, job in items}
                     needed = {source.domain: stored[source.domain] for source in mine.values()}
                     inflight[task.remote(fingerprint, [(i, _portable(job)) for i, job in items], mine, needed, self.threads)] = items
-                ready, _ = ray.wait(list(inflight), num_returns=1)
+                ready, _ = ray.wait(list(inflight), num_returns=1, timeout=WAIT)
+                if instance:  # a local instance that ended, or whose workers cannot start, is an error, not a wait
+                    instance.check(progressed=bool(ready))
                 for generator in ready:
                     yield from self._next(ray, generator, inflight, queue)
+        except Exception:
+            failed = True
+            raise
         finally:
             for generator in inflight:
                 try:
@@ -150,6 +174,8 @@ class RayPool:
                     pass
             if started:
                 ray.shutdown()
+            if instance:
+                instance.stop(keep_logs=failed)
 
     def _next(self, ray, generator, inflight: dict, queue: deque):
         """The next line of a task, its end, or its death (then its unanswered episodes are charged)."""

@@ -190,6 +190,160 @@ def test_plain_backend_ray_starts_and_stops_its_own_instance(tmp_path):
     assert not _raylets() - before, "plan-eval left its Ray instance running"
 
 
+def _tree(root: int) -> set[int]:
+    """Every living process under `root`."""
+    children: dict = {}
+    for pid, fields in processes():
+        if fields[0] not in ("Z", "X"):
+            children.setdefault(int(fields[1]), []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    living = {pid for pid, fields in processes() if fields[0] not in ("Z", "X")}
+    return pids & living
+
+
+def _wait_for_lines(folder: Path, proc, count: int = 1) -> None:
+    episodes = folder / "episodes.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and (not episodes.exists() or episodes.read_text().count("\n") < count):
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before the test could act"
+
+
+def _forget_kept_logs(err: str) -> None:
+    """A failed instance keeps its logs for the user, and names them: not a test's to keep."""
+    import re
+
+    for root in re.findall(r"Ray's logs: (/\S+?)/session_latest/logs", err):
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_local_instance_that_cannot_start_is_an_error_naming_the_cause_within_seconds(tmp_path):
+    """Under a 1 GB address-space limit Ray's workers cannot start (each maps the object store and
+    more than a GiB of its own): the run ends with the cause and the limit named, long before the
+    start timeout, and nothing of the instance is left."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (10**9, 10**9))
+
+    before = _raylets()
+    began = time.monotonic()
+    proc = _plan_eval(KITCHEN[:1] + FAST + ["--out", str(tmp_path / "r"), "--backend", "ray", "--workers", "2"],
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=cap)
+    out, err = proc.communicate(timeout=300)
+    took = time.monotonic() - began
+    _forget_kept_logs(err)
+    assert proc.returncode == 2, err[-3000:]  # as a cluster that cannot be reached
+    assert "the local Ray instance could not start: " in err and "address-space limit of 0.93 GiB" in err, err[-3000:]
+    assert "Traceback" not in err
+    assert took < 60, f"{took:.0f} s: the cause should end the run, not the start timeout"
+    deadline = time.time() + 10
+    while time.time() < deadline and _raylets() - before:
+        time.sleep(0.2)
+    assert not _raylets() - before
+
+
+def test_a_local_instance_ends_with_a_driver_killed_with_9(tmp_path):
+    """Ray's agents and idle workers are the raylet's children: without the keeper they outlive a
+    killed driver by a minute or more."""
+    folder = tmp_path / "r"
+    proc = _plan_eval(SLOW_KITCHEN + FAST + ["--out", str(folder), "--backend", "ray", "--workers", "1"],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_lines(folder, proc)
+        ray_processes = _tree(proc.pid)
+        assert any(b"raylet" in _cmdline(pid) for pid in ray_processes)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.time() + 10
+        while time.time() < deadline and _alive(ray_processes):
+            time.sleep(0.1)
+        left = _alive(ray_processes)
+        assert not left, [_cmdline(pid) for pid in left]
+    finally:
+        for pid in _alive(_tree(proc.pid)):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_local_instance_that_dies_mid_run_is_an_error_and_resume_completes_the_run(tmp_path, slow_whole):
+    folder = tmp_path / "r"
+    args = SLOW_KITCHEN + FAST + ["--out", str(folder)]
+    proc = _plan_eval(args + ["--backend", "ray", "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_lines(folder, proc)
+    raylets = {pid for pid in _tree(proc.pid) if b"raylet" in _cmdline(pid)}
+    assert raylets
+    for pid in raylets:
+        os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    out, err = proc.communicate(timeout=120)
+    _forget_kept_logs(err)
+    assert time.monotonic() - killed < 30
+    assert proc.returncode == 2 and "the local Ray instance ended during the run: its raylet process ended" in err, err[-3000:]
+    assert "run again with --resume" in err and "Traceback" not in err
+    code, _, err = _local(args + ["--resume"])
+    assert code == 0, err[-3000:]
+    assert _episodes(folder) == _episodes(slow_whole)
+
+
+def test_fatal_lines_of_ray_logs_are_found_once_a_process_and_partial_lines_wait(tmp_path):
+    from evals.ray_local import _LogWatch
+
+    watch = _LogWatch(tmp_path)
+    (tmp_path / "worker-a.err").write_bytes(
+        b"[2026-11-26 15:39:40,147 C 17280 17280] shared_memory.cc:46: mmap failed\n"
+        b"/x/_raylet.so(+0xcdcc58) [0x7fb3] plasma::ClientMmapTableEntry()\n"
+        b"[2026-11-26 15:39:40,150 E 17281 17281] logging.cc:118: Unhandled exception: St12system_error. what(): "
+        b"Resource temporarily unavailable /x/_raylet.so(+0x1812b9a) [0x7f6081c12b9a] ray::operator<<()\n"
+        b"[2026-11-26 15:39:40,151 E 17281 17281] logging.cc:474: *** SIGABRT received at time=1 on cpu 1 ***\n"
+        b"[2026-11-26 15:39:40,152 E 17282 17282] (raylet) worker_pool.cc:1: Some error that ends nothing\n"
+        b"[2026-11-26 15:39:40,153 C 17283 17283] half a line")
+    (tmp_path / "python-core-worker-a.log").write_bytes(b"[2026-11-26 15:39:40,147 C 17280 17280] shared_memory.cc:46: mmap failed\n")
+    found = sorted(watch.new())
+    assert [pid for pid, _ in found] == [17280, 17281]  # one report a process; an E line without a crash is no report
+    assert found[0][1].endswith(": shared_memory.cc:46: mmap failed")
+    assert found[1][1] == ("worker-a.err: logging.cc:118: Unhandled exception: St12system_error. what(): "
+                           "Resource temporarily unavailable")  # without the stack
+    with open(tmp_path / "worker-a.err", "ab") as stream:
+        stream.write(b": the rest\n")
+    assert watch.new() == [(17283, "worker-a.err: half a line: the rest")]
+    assert watch.new() == []
+
+
+def test_the_object_store_fits_an_address_space_limit():
+    import resource
+
+    from evals.ray_local import MIN_OBJECT_STORE, object_store_bytes
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        for limit, expected in [(8 * 2**30, 2 * 2**30), (2 * 2**30, 2**29), (10**9, MIN_OBJECT_STORE)]:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+            assert object_store_bytes() == expected
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    if soft == resource.RLIM_INFINITY:
+        assert object_store_bytes() is None  # Ray's own default
+
+
+def test_the_processes_that_ray_start_saw_end_are_named(tmp_path):
+    from evals.ray_local import _exited
+
+    output = tmp_path / "ray-start.log"
+    output.write_text("2026-11-26 15:58:01,711\tERR scripts.py:1307 -- Some Ray subprocesses exited unexpectedly:\n"
+                      "2026-11-26 15:58:01,711\tERR scripts.py:87 -- raylet [exit code=-9]\n"
+                      "2026-11-26 15:58:01,712\tERR scripts.py:115 -- ----- BEGIN raylet.out tail (exit code(s)=-9 (signal 9)) -----\n")
+    assert _exited(output) == [("raylet", "-9")]
+    assert _exited(tmp_path / "missing") == []
+
+
 def _busy_ray_workers() -> list[int]:
     """Ray's workers running a plan-eval batch (Ray names the process after the task it runs)."""
     out = []
