@@ -14,7 +14,7 @@ import string
 import gymnasium
 from gymnasium import spaces
 
-from engine.task import Task
+from groundplan.engine.task import Task
 
 from .base import Observation
 from .interpret import ACTION, DECLARE, interpret
@@ -85,4 +85,4 @@ class GroundplanEnv(gymnasium.Env):
         return text
 
 
-gymnasium.register(id="groundplan/Problem-v0", entry_point="agents.gym:GroundplanEnv")
+gymnasium.register(id="groundplan/Problem-v0", entry_point="groundplan.agents.gym:GroundplanEnv")

@@ -1,13 +1,13 @@
 """groundplan's engine: the JSON planning language and its one interpreter.
 
-    from engine import load_problem, Task
+    from groundplan.engine import load_problem, Task
     task = Task(load_problem("problems/blocksworld/sussman.json"))
     state = task.initial_state()
     for action in task.applicable(state): ...
     state = task.apply(state, action)       # pure; raises InapplicableAction with reasons
     task.is_goal(state)
 
-Heavy optional libraries are never imported here, so `import engine` stays fast.
+Heavy optional libraries are never imported here, so `import groundplan.engine` stays fast.
 """
 from .errors import Diagnostic, GroundplanError, ModelError
 from .loader import load_domain, load_problem

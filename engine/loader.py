@@ -575,7 +575,7 @@ def _world_module(world: str, name: str):
 
     if not _is_world_name(world) or not name.isidentifier():
         return None
-    module = f"domains.{world}.{name}"
+    module = f"groundplan.domains.{world}.{name}"
     try:
         spec = importlib.util.find_spec(module)
     except ModuleNotFoundError:

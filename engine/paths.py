@@ -1,7 +1,8 @@
 """Where the shipped worlds live, for a source checkout and an installed package alike.
 
-`domains/` and `problems/` are installed beside the `engine` package (see pyproject.toml), so
-the same relative location works in both cases.
+`domains/` and `problems/` install as `groundplan.domains` and `groundplan.problems`, beside
+`groundplan.engine` (setup.py), as they sit beside `engine/` in a checkout: the same relative
+location works in both cases.
 """
 from pathlib import Path
 

@@ -8,7 +8,7 @@ that dies mid-run (the raylet, the GCS) leaves tasks that never finish. And a dr
 raylet's children and notice its end only by a timeout.
 
 So plan-eval does not start Ray in its own process. It starts a keeper (`python -m
-evals.ray_local`, in a session of its own, so Ctrl-C and a kill of plan-eval's process group reach
+groundplan.evals.ray_local`, in a session of its own, so Ctrl-C and a kill of plan-eval's process group reach
 plan-eval only), which becomes the child subreaper of everything it starts: every Ray process,
 even one whose parent died, stays its descendant, and the keeper kills them all when plan-eval
 closes its stdin, which the kernel does when plan-eval dies however it dies. The keeper runs `ray
@@ -37,7 +37,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.errors import GroundplanError
+from groundplan.engine.errors import GroundplanError
 
 START_TIMEOUT = 120.0  # s: Ray starts in 3 to 10 s; a loaded machine may take several times that
 MIN_OBJECT_STORE = 80 * 2**20  # Ray refuses an object store under 75 MiB
@@ -94,7 +94,7 @@ class LocalRay:
         # Ray's processes listen on every interface: the instance checks a token of its own, which
         # only this driver holds (never ~/.ray/auth_token, which `ray start` would otherwise write)
         token = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-        self.keeper = subprocess.Popen([sys.executable, "-m", "evals.ray_local", json.dumps(setup)],
+        self.keeper = subprocess.Popen([sys.executable, "-m", "groundplan.evals.ray_local", json.dumps(setup)],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        start_new_session=True, env=_keeper_env(token))
         os.environ.update(token)  # read by ray.init in this process
@@ -178,10 +178,7 @@ class LocalRay:
 
 
 def _keeper_env(token: dict) -> dict:
-    """The keeper imports this module as plan-eval did, from a checkout or an installation."""
     env = dict(os.environ, **token)
-    here = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
     env.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     return env
 

@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from domains.babyai import metrics, tasks, text
-from domains.babyai.tasks import ParseError
+from groundplan.domains.babyai import metrics, tasks, text
+from groundplan.domains.babyai.tasks import ParseError
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = Path(os.environ.get("BABYAI_SETS_DIR", ROOT / "problems" / "babyai"))  # override to test other sets
@@ -323,7 +323,7 @@ def test_decompose_scorer_with_stub(rows):
 
 
 def test_decompose_scorer_with_omnibot(rows):
-    omnibot = pytest.importorskip("domains.babyai.omnibot")
+    omnibot = pytest.importorskip("groundplan.domains.babyai.omnibot")
     task = rows["decompose"]
     answer = tasks.oracle_answer(task, actions=tasks.prompt_data("examples")["decompose"]["expert_actions"])
     good = tasks.score("decompose", task, answer)
@@ -335,7 +335,7 @@ def test_decompose_scorer_with_omnibot(rows):
 
 
 def test_decompose_oracle_with_a_locked_door():
-    omnibot = pytest.importorskip("domains.babyai.omnibot")
+    omnibot = pytest.importorskip("groundplan.domains.babyai.omnibot")
     data = _row("decompose")  # lock the green door (14, 2) on the way; its key waits at (18, 5)
     data["init"] += [["locked", "door1"], ["color", "key1", "green"]]
     data["objects"]["key1"] = "key"
@@ -408,7 +408,7 @@ def _set_file(kind: str) -> Path | None:
 
 def _sample(kind: str):
     """The set file and the first row of each of its 16 environments."""
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     path = _set_file(kind)
     if path is None:
@@ -432,8 +432,8 @@ def test_oracle_scores_full_marks_on_generated_rows(kind):
 
 
 def test_decompose_oracle_on_generated_rows():
-    omnibot = pytest.importorskip("domains.babyai.omnibot")
-    from engine import problemsets
+    omnibot = pytest.importorskip("groundplan.domains.babyai.omnibot")
+    from groundplan.engine import problemsets
 
     path, names = _sample("decompose")
     predict = _set_file("predict")
@@ -450,8 +450,8 @@ def test_decompose_oracle_on_generated_rows():
 
 
 def test_command_line(tmp_path, capsys):
-    pytest.importorskip("domains.babyai.omnibot")
-    from engine import problemsets
+    pytest.importorskip("groundplan.domains.babyai.omnibot")
+    from groundplan.engine import problemsets
 
     path = tmp_path / "rows.jsonl"
     problemsets.write(path, [_row(kind) for kind in tasks.TASKS], {"problem_set": "babyai-test",

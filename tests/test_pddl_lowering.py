@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Task
-from engine.loader import build_problem, load_domain
-from engine.pddl.lower import lower
-from engine.pddl.writer import ExportError, export_pddl
-from planners import SOLVED_OPTIMAL, solve
+from groundplan.engine import Task
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.engine.pddl.lower import lower
+from groundplan.engine.pddl.writer import ExportError, export_pddl
+from groundplan.planners import SOLVED_OPTIMAL, solve
 
 LAB = {
     "groundplan": "1", "name": "timer-lab",
@@ -237,7 +237,7 @@ def test_export_is_classical_for_fast_downward():
     assert export.plan_texts(["(gp-tick-end gp-s1 gp-s1)"]) == []
 
 
-fd = pytest.importorskip("planners.fast_downward")
+fd = pytest.importorskip("groundplan.planners.fast_downward")
 
 
 @pytest.mark.skipif(fd.driver() is None, reason="Fast Downward is not installed (the test extra installs up-fast-downward)")

@@ -1,125 +1,39 @@
-"""The `groundplan` command: validate, show, actions, play, check, plan, import-pddl, export-pddl.
+"""The `groundplan` command: validate, show, actions, play, check, plan, new, view, import-pddl,
+export-pddl.
 
-Exit codes, for every command: 0 valid; 1 an invalid plan, domain or problem (it was read, and is
-wrong); 2 usage errors and input that cannot be read at all (missing, not a regular file, too
-large, not JSON/YAML, absurd). Errors print as `file#/pointer: message (hint)` lines; no
-traceback reaches the user for bad input. A command run with --json reports its errors as one
-JSON object on stdout instead, so a script reading that output never has to parse prose.
+It sits above every layer (the engine's checks, the planners' `plan`, the viewer of plan-eval's
+runs), so that the engine imports nothing above it; what the commands share with plan-eval (errors
+and exit codes, --json, resource limits) is the engine's `groundplan.engine.command`.
 """
 from __future__ import annotations
 
-import functools
 import json
 import sys
 
 import click
 
-from .errors import GroundplanError, ModelError
-
-EXIT_INVALID = 1
-EXIT_USAGE = 2
-
-
-def _fail(message: str, code: int, as_json: bool = False, diagnostics=()):
-    """Report an error and exit: as text on stderr, or with --json as
-    {"valid": false, "error", "exit_code", "diagnostics": [{file, pointer, message, hint}]} on stdout."""
-    if as_json:
-        click.echo(json.dumps({"valid": False, "error": message, "exit_code": code,
-                               "diagnostics": [d.to_json() for d in diagnostics]}))
-    else:
-        click.echo(message, err=True)
-    sys.exit(code)
-
-
-def handles_errors(fn):
-    """Turn groundplan's own errors into a clean message (JSON under --json) and the exit code:
-    1 for input that was read and is wrong, 2 for input that cannot be read and other errors."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        as_json = bool(kwargs.get("as_json"))
-        try:
-            return fn(*args, **kwargs)
-        except ModelError as exc:
-            code = EXIT_USAGE if exc.malformed else EXIT_INVALID
-            if as_json:  # one line for people; every diagnostic, structured, for programs
-                more = len(exc.diagnostics) - 1
-                summary = str(exc.diagnostics[0]) + (f" (and {more} more)" if more > 0 else "") if exc.diagnostics else "invalid input"
-                _fail(summary, code, True, exc.diagnostics)
-            _fail(str(exc), code)
-        except GroundplanError as exc:
-            _fail(f"error: {exc}", EXIT_USAGE, as_json)
-        except KeyboardInterrupt:
-            _fail("interrupted", 130, as_json)
-    return wrapper
-
-
-def with_limits(fn):
-    """`--time-limit` and `--memory-limit` for a command that loads and grounds, as `groundplan
-    plan` takes them: a 300-block problem grounded for 9 s and 2 GB under `groundplan actions`,
-    with no way to bound it. The limits cover loading and grounding (engine.budget: the grounding
-    polls the budget, an alarm stops a parse that cannot, the address space is capped above the
-    memory limit); running out is an error naming the limit, exit status 2."""
-    @functools.wraps(fn)
-    def wrapper(*args, time_limit=None, memory_limit=None, **kwargs):
-        if time_limit is None and memory_limit is None:
-            return fn(*args, **kwargs)
-        from .budget import alarm, cap_address_space, limited
-        from .errors import ResourceLimit
-
-        cap_address_space(memory_limit)
-        try:
-            with alarm(time_limit), limited(time_limit, memory_limit):
-                return fn(*args, **kwargs)
-        except ResourceLimit as exc:
-            flag = "--time-limit" if exc.status == "timeout" else "--memory-limit"
-            hint = "" if "raise" in str(exc) else f" (raise {flag})"
-            raise ResourceLimit(exc.status, f"stopped: {exc}{hint}") from None
-        except MemoryError:
-            raise ResourceLimit("memout", f"stopped: out of memory under --memory-limit {memory_limit:g} MB "
-                                          "(raise --memory-limit)") from None
-
-    wrapper = click.option("--memory-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-                           help="MB above the start-up footprint, for loading and grounding.")(wrapper)
-    return click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-                        help="Seconds, for loading and grounding.")(wrapper)
-
-
-class _Group(click.Group):
-    """The command group; with --json on the command line, click's own usage errors (a missing
-    argument, an unknown option) come out as JSON too."""
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        argv = sys.argv[1:] if args is None else list(args)
-        if not standalone_mode or "--json" not in argv:
-            return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
-        try:
-            code = super().main(argv, prog_name, complete_var, False, **extra)
-        except click.ClickException as exc:
-            _fail(f"error: {exc.format_message()}", exc.exit_code, True)
-        except click.Abort:
-            _fail("interrupted", 130, True)
-        sys.exit(code if isinstance(code, int) else 0)
+from groundplan.engine.command import EXIT_INVALID, EXIT_USAGE, Group, fail, handles_errors, with_limits
 
 
 def _load_task(problem: str):
-    from .task import Task
+    from groundplan.engine.task import Task
 
     return Task.load(problem)
 
 
 def _replay(task, plan_path, as_json: bool = False):
-    from .validate import read_plan, validate_plan
+    from groundplan.engine.validate import read_plan, validate_plan
 
     state = task.initial_state()
     if plan_path:
         result = validate_plan(task, read_plan(plan_path), require_goal=False)
         if not result.valid:
-            _fail(f"{plan_path}: {result.message()}", EXIT_INVALID, as_json)
+            fail(f"{plan_path}: {result.message()}", EXIT_INVALID, as_json)
         state = result.final_state
     return state
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="groundplan")
 def main():
     """groundplan: planning worlds as data, one interpreter, exact oracles."""
@@ -136,13 +50,13 @@ def validate(file, plan, as_json):
     optimum stored without a plan re-proven by a quick search, and the answer keys its world
     checks), and optionally a PLAN for that problem. Likely mistakes that still load print as
     warnings."""
-    from .files import read_data
-    from .loader import build_problem, load_domain
-    from .task import Task
-    from .validate import check_initial_invariants, check_references, read_plan, validate_plan
+    from groundplan.engine.files import read_data
+    from groundplan.engine.loader import build_problem, load_domain
+    from groundplan.engine.task import Task
+    from groundplan.engine.validate import check_initial_invariants, check_references, read_plan, validate_plan
     from pathlib import Path
 
-    from . import problemsets
+    from groundplan.engine import problemsets
 
     if problemsets.is_set_reference(file):  # one problem of a problem set: FILE.jsonl#NAME
         data, shown = problemsets.read_problem(file)
@@ -169,7 +83,7 @@ def validate(file, plan, as_json):
             click.echo(f"{file}: valid {kind}")
         return
     if not is_problem:
-        _fail("a plan is validated against a problem, not a domain", EXIT_USAGE, as_json)
+        fail("a plan is validated against a problem, not a domain", EXIT_USAGE, as_json)
     result = validate_plan(task, read_plan(plan))
     if as_json:
         click.echo(json.dumps({**result.to_json(), **({"warnings": [w.to_json() for w in warnings]} if warnings else {})}))
@@ -181,9 +95,9 @@ def validate(file, plan, as_json):
 def _stored_optimum_warnings(task) -> list:
     """An optimum stored without a plan, re-proven by a quick optimal search (planners.reference):
     an error when the search disproves it, a warning when it could not confirm it in time."""
-    from planners.reference import UNVERIFIED, reprove_or_refuse
+    from groundplan.planners.reference import UNVERIFIED, reprove_or_refuse
 
-    from .errors import Diagnostic
+    from groundplan.engine.errors import Diagnostic
 
     verdict = reprove_or_refuse(task)
     if verdict is None or verdict.status != UNVERIFIED:
@@ -200,7 +114,7 @@ def _stored_optimum_warnings(task) -> list:
 @with_limits
 def show(problem, fmt, plan):
     """Render a problem's state as text."""
-    from .render import render
+    from groundplan.engine.render import render
 
     task = _load_task(problem)
     state = _replay(task, plan)
@@ -233,7 +147,7 @@ def actions(problem, plan, as_json):
 @handles_errors
 def play(problem, fmt):
     """Step through a problem in the terminal: type an action's number or text; 'q' quits."""
-    from .render import render
+    from groundplan.engine.render import render
 
     task = _load_task(problem)
     state = task.initial_state()
@@ -280,9 +194,9 @@ def play(problem, fmt):
 @with_limits
 def check(problem, examples, max_steps, seed, progress):
     """Drive random walks and check invariants and the engine's laws; print a shrunk counterexample."""
-    from .progress import Counter
-    from .render import render
-    from .testing import BRUTE_FORCE_LIMIT, check_task
+    from groundplan.engine.progress import Counter
+    from groundplan.engine.render import render
+    from groundplan.engine.testing import BRUTE_FORCE_LIMIT, check_task
 
     task = _load_task(problem)
     counter = Counter(examples) if progress or (progress is None and sys.stderr.isatty()) else None
@@ -320,14 +234,14 @@ def generate(ctx, world):
     """Run a world's problem generator: groundplan generate WORLD [its options] (--help for them)."""
     import importlib
 
-    from .loader import shipped_domains
+    from groundplan.engine.loader import shipped_domains
 
     if world not in shipped_domains():
-        _fail(f"unknown world '{world}' (worlds: {', '.join(shipped_domains())})", EXIT_USAGE)
+        fail(f"unknown world '{world}' (worlds: {', '.join(shipped_domains())})", EXIT_USAGE)
     try:
-        module = importlib.import_module(f"domains.{world}.generate")
+        module = importlib.import_module(f"groundplan.domains.{world}.generate")
     except ModuleNotFoundError:
-        _fail(f"the world '{world}' has no generator", EXIT_USAGE)
+        fail(f"the world '{world}' has no generator", EXIT_USAGE)
     sys.exit(module.main(list(ctx.args)))
 
 
@@ -341,8 +255,8 @@ def generate(ctx, world):
 @handles_errors
 def view(problem, plan, port, html_file, togo_time, open_browser):
     """See a problem and a plan (default: its stored optimal plan) step by step in the browser."""
-    from evals.cli import _show  # the viewer lives with plan-eval's (evals/view/); the CLI only reaches it
-    from evals.view import problem_runs
+    from groundplan.evals.cli import _show  # the viewer lives with plan-eval's (evals/view/); the CLI only reaches it
+    from groundplan.evals.view import problem_runs
 
     _show(problem_runs(problem, plan, togo_time), None, port, html_file, open_browser)
 
@@ -356,10 +270,10 @@ def import_pddl_command(domain, problems, out):
     """Import a PDDL domain and problems (PDDL 2.1 level 1, derived predicates, action costs)."""
     from pathlib import Path
 
-    from .layout import dumps_problem
-    from .loader import build_problem, load_domain
-    from .pddl.reader import import_pddl
-    from .files import read_file_text
+    from groundplan.engine.layout import dumps_problem
+    from groundplan.engine.loader import build_problem, load_domain
+    from groundplan.engine.pddl.reader import import_pddl
+    from groundplan.engine.files import read_file_text
 
     for path in (domain, *problems):
         read_file_text(path)  # a missing file, a FIFO or a huge file: the usual clear refusal
@@ -391,7 +305,7 @@ def export_pddl_command(problem, out, classical):
     (docs/language.md, "Lowering"); a plan's bookkeeping steps have no counterpart here."""
     from pathlib import Path
 
-    from .pddl.writer import export_pddl
+    from groundplan.engine.pddl.writer import export_pddl
 
     task = _load_task(problem)
     export = export_pddl(task.problem, classical=classical)
@@ -406,7 +320,7 @@ def export_pddl_command(problem, out, classical):
 
 
 try:  # planners register `groundplan plan` when present
-    from planners.cli import plan as _plan_command
+    from groundplan.planners.cli import plan as _plan_command
 
     main.add_command(_plan_command)
 except ImportError:  # pragma: no cover - a partial checkout
