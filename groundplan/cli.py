@@ -13,6 +13,7 @@ import sys
 import click
 
 from groundplan.engine.command import EXIT_INVALID, EXIT_USAGE, Group, fail, handles_errors, with_limits
+from groundplan.engine.errors import GroundplanError, ModelError
 
 
 def _load_task(problem: str):
