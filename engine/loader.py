@@ -78,6 +78,8 @@ def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
 
 
 def _read(source, kind: str) -> tuple[Any, str, Path | None]:
+    if kind == "problem" and isinstance(source, str):
+        source = _shipped(source)
     if kind == "problem" and problemsets.is_set_reference(source):
         data, where = problemsets.read_problem(source)
         return data, where, Path(problemsets.split_reference(source)[0])
@@ -86,6 +88,24 @@ def _read(source, kind: str) -> tuple[Any, str, Path | None]:
         return read_data(path), str(path), path
     check_plain_data(source, f"<{kind}>")
     return source, f"<{kind}>", None
+
+
+def _shipped(source: str) -> str:
+    """A problem named through a shipped set (ppnl/single_5x5#3, kitchen/async/01_...) as its
+    path; a path that does not exist and is no such name is refused with the nearest name."""
+    from . import catalog
+
+    located = catalog.locate(source)
+    if located:
+        return located
+    try:
+        missing = not Path(source.split("#", 1)[0]).exists()
+    except (OSError, ValueError):
+        return source  # read_data says what is wrong with it
+    hint = catalog.did_you_mean(source) if missing else None
+    if hint:
+        raise ModelError(malformed=True, diagnostics=[Diagnostic(source, "", "file not found, and no shipped set of that name", hint)])
+    return source
 
 
 # ============================================================== domains

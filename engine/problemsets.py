@@ -288,12 +288,19 @@ def read_problem(source) -> tuple[dict, str]:
 
 
 def expand(patterns) -> list[str]:
-    """Problem references for files, set files (one per problem) and glob patterns, in order.
+    """Problem references for files, set files (one per problem), glob patterns and the names of
+    shipped sets (`engine.catalog`), in order.
 
     A pattern that matches nothing is kept as given, so the loader reports it as not found."""
+    from .catalog import expand_name
+
     out: list[str] = []
     for pattern in patterns:
         text = str(pattern)
+        named = None if any(ch in text for ch in "*?[") else expand_name(text)  # a shipped set's name: kitchen/async
+        if named is not None:
+            out.extend(named)
+            continue
         matches = sorted(glob.glob(text)) if any(ch in text for ch in "*?[") else [text]
         if not matches:
             out.append(text)

@@ -114,6 +114,17 @@ def _write_summaries(folder: Path, summary: dict) -> None:
     write_text(folder / "summary.json", S.to_json(summary) + "\n")
 
 
+def _new_run_folder() -> Path:
+    """runs/plan-eval-DATE-TIME, or with -2, -3, ... after it: two runs started in the same
+    second are two runs, not a clash."""
+    base = Path("runs") / time.strftime("plan-eval-%Y%m%d-%H%M%S")
+    folder, n = base, 1
+    while folder.exists():
+        n += 1
+        folder = base.with_name(f"{base.name}-{n}")
+    return folder
+
+
 def _stopped(exc, folder: Path) -> None:
     """A run folder that could not be written: what happened, what is kept, how to go on."""
     from . import store
@@ -128,8 +139,20 @@ def _stopped(exc, folder: Path) -> None:
     sys.exit(EXIT_STOPPED)
 
 
+def _list_sets(ctx, _param, value):
+    if value and not ctx.resilient_parsing:
+        from groundplan.engine.catalog import sets_table
+
+        click.echo(sets_table())
+        ctx.exit(0)
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("problems", nargs=-1, required=True)
+@click.option("--list-sets", is_flag=True, is_eager=True, expose_value=False, callback=_list_sets,
+              help="List the shipped problem sets by name (kitchen/async, ppnl/single_5x5, ...), with their sizes, and exit.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the first N problems, after sets and globs are expanded: a quick try of a set.")
 @click.option("--agent", "agents", multiple=True, type=AgentName(),
               help="Repeat for several; default: oracle and random side by side. baseline:NAME runs a world's own "
                    "baseline from domains/<world>/baselines.py (GRASP: baseline:greedy, baseline:random-walk), "
@@ -200,17 +223,17 @@ def _stopped(exc, folder: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
 @handles_errors
-def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, cache_mode, llm_seed, plans, out,
+def run(problems, limit, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, cache_mode, llm_seed, plans, out,
         workers, concurrency, backend, ray_address, resume, seed, samples, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
         observations, fmt, plot):
-    """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
+    """Run agents on PROBLEMS (shipped sets by name, files, problem-set files or globs) and print the summary."""
     from groundplan.engine.errors import GroundplanError
     from groundplan.engine.problemsets import expand
 
     from . import run as R
     from .summary import summarise
 
-    refs = expand(problems)
+    refs = expand(problems)[:limit]
     if not refs:
         raise GroundplanError("no problems given")
     if resume and not out:
@@ -226,7 +249,7 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
     llm_options = {name: value for name, value in given.items() if value is not None}
     specs = R.agent_specs(agents or ("oracle", "random"), model=model, strategy=strategy, plans=plans, api_base=api_base,
                           llm_options=llm_options)
-    folder = Path(out) if out else Path("runs") / time.strftime("plan-eval-%Y%m%d-%H%M%S")
+    folder = Path(out) if out else _new_run_folder()
     if episode_memory is not None:
         from .pool import supports_memory_limit
 

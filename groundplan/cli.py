@@ -57,8 +57,9 @@ def validate(file, plan, as_json):
     from groundplan.engine.validate import check_initial_invariants, check_references, read_plan, validate_plan
     from pathlib import Path
 
-    from groundplan.engine import problemsets
+    from groundplan.engine import catalog, problemsets
 
+    file = catalog.locate(file) or file  # a shipped problem by name: ppnl/single_5x5#3
     if problemsets.is_set_reference(file):  # one problem of a problem set: FILE.jsonl#NAME
         data, shown = problemsets.read_problem(file)
         origin = Path(problemsets.split_reference(file)[0])
@@ -260,6 +261,15 @@ def view(problem, plan, port, html_file, togo_time, open_browser):
     from groundplan.evals.view import problem_runs
 
     _show(problem_runs(problem, plan, togo_time), None, port, html_file, open_browser)
+
+
+@main.command()
+def sets():
+    """List the shipped problem sets by name, with their worlds and sizes: a name (kitchen/async,
+    ppnl/single_5x5#3) works wherever a problem path does, from any folder."""
+    from groundplan.engine.catalog import sets_table
+
+    click.echo(sets_table())
 
 
 @main.command(name="import-pddl")
