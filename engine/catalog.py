@@ -11,7 +11,10 @@ day it is added:
 - a problem-set file is `FOLDER/SET` (problems/ppnl/single_5x5.jsonl is `ppnl/single_5x5`,
   problems/babyai/plan.jsonl.gz is `babyai/plan`).
 
-One problem of a set is `NAME#ROW` (a set file's row, by name or number, as for files) or
+A glob pattern that matches no path matches names (`'grasp/*'`: the twenty GRASP sets; quote it
+for the shell). A path under `problems/` or `domains/` that does not exist here is the installed package's (so
+`plan-eval problems/async/*.json` and `groundplan validate domains/blocksworld/domain.json` work
+after a plain install as in a checkout). One problem of a set is `NAME#ROW` (a set file's row, by name or number, as for files) or
 `NAME/FILE` (a file of a folder, with or without `.json`). A path that exists always wins over a
 name, so a folder of the user's own called `kitchen/async` is read as theirs.
 """
@@ -23,7 +26,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import PROBLEMS_DIR
+from .paths import PROBLEMS_DIR, ROOT
 from .problemsets import SUFFIXES, names, set_name
 
 
@@ -109,11 +112,33 @@ def expand_name(text: str) -> list[str] | None:
     return [one] if one else None
 
 
+def names_matching(pattern: str) -> list[ShippedSet]:
+    """The shipped sets whose names match a glob pattern ('grasp/*', 'ppnl/single_*'), in name order."""
+    import fnmatch
+
+    return [s for name, s in shipped_sets().items() if fnmatch.fnmatchcase(name, pattern)]
+
+
+INSTALLED = ("problems/", "domains/")  # relative paths that fall back to the installed package's
+
+
+def installed(text: str) -> str | None:
+    """`problems/...` or `domains/...` (a path or a glob pattern) as the installed package's
+    files, when that is not where they are already; None otherwise."""
+    if not text.startswith(INSTALLED) or ROOT.resolve() == Path.cwd().resolve():
+        return None
+    return str(ROOT / text)
+
+
 def locate(text) -> str | None:
-    """The path form of one problem named through a set (`NAME#ROW`, `NAME/FILE`), or of a set
-    file named alone; None for a path that exists and for anything that is no such name."""
+    """The path form of one problem named through a set (`NAME#ROW`, `NAME/FILE`), of a set file
+    named alone, or of a shipped file by its path in a checkout (`domains/...`, `problems/...`);
+    None for a path that exists and for anything that is no such name."""
     if not isinstance(text, str) or _exists(text):
         return None
+    there = installed(text)
+    if there and _exists(there):
+        return there
     sets = shipped_sets()
     base, hash_, row = text.partition("#")
     if base in sets and sets[base].is_file:

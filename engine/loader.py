@@ -111,6 +111,10 @@ def _shipped(source: str) -> str:
 # ============================================================== domains
 def load_domain(source) -> m.Domain:
     """A validated Domain from a path or from data; raises ModelError listing every problem."""
+    if isinstance(source, str):
+        from .catalog import locate
+
+        source = locate(source) or source  # domains/WORLD/domain.json after a plain install
     if isinstance(source, (str, Path)):
         try:
             path = Path(source).resolve()

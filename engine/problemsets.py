@@ -292,7 +292,7 @@ def expand(patterns) -> list[str]:
     shipped sets (`engine.catalog`), in order.
 
     A pattern that matches nothing is kept as given, so the loader reports it as not found."""
-    from .catalog import expand_name
+    from .catalog import expand_name, installed, names_matching
 
     out: list[str] = []
     for pattern in patterns:
@@ -302,7 +302,13 @@ def expand(patterns) -> list[str]:
             out.extend(named)
             continue
         matches = sorted(glob.glob(text)) if any(ch in text for ch in "*?[") else [text]
-        if not matches:
+        if not matches and installed(text):  # problems/async/*.json after a plain install
+            matches = sorted(glob.glob(installed(text)))
+        if not matches:  # a pattern over the shipped sets' names: 'grasp/*', 'ppnl/single_*'
+            named = names_matching(text)
+            out.extend(ref for found in named for ref in found.references())
+            if named:
+                continue
             out.append(text)
         for match in matches:
             if match.lower().endswith(SUFFIXES) and "#" not in match and Path(match).is_file():

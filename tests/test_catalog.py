@@ -71,3 +71,16 @@ def test_list_sets_and_limit(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     ids = [json.loads(line)["id"] for line in (tmp_path / "r" / "episodes.jsonl").read_text().splitlines()]
     assert len(ids) == 3 and all("single_5x5.jsonl#" in i for i in ids)
+
+
+def test_paths_of_a_checkout_reach_the_installed_files_from_elsewhere(tmp_path, monkeypatch):
+    """The README's `problems/...` and `domains/...` commands after a plain install."""
+    from groundplan.engine.loader import load_domain
+
+    monkeypatch.chdir(tmp_path)
+    gripper = expand(["problems/gripper/*.json"])
+    assert len(gripper) == 4 and all(Path(p).is_file() for p in gripper)
+    assert load_domain("domains/blocksworld/domain.json").name == "blocksworld"
+    assert Task.load("problems/blocksworld/sussman.json").problem.name == Task.load("blocksworld/sussman").problem.name
+    (tmp_path / "problems" / "gripper").mkdir(parents=True)  # a folder of the user's own: theirs, though empty
+    assert expand(["problems/gripper/*.json"]) == gripper
