@@ -83,6 +83,8 @@ class ValidActionText(spaces.Text):
 
 
 class GroundplanEnv(gymnasium.Env):
+    """One problem as an environment (the module docstring says what it observes, accepts and rewards)."""
+
     metadata = {"render_modes": ["ansi", "human"]}
 
     def __init__(self, problem: str, max_steps: int | None = None, render_mode: str | None = None):
@@ -101,7 +103,7 @@ class GroundplanEnv(gymnasium.Env):
 
     def _observe(self, feedback=None) -> tuple[str, dict]:
         obs = self._observation(feedback)
-        text = obs.text  # first: a world whose observation grounds its actions then lists them from the grounding
+        text = obs.text  # first: where the observation grounds the actions to show them, the list keeps their order
         valid = self._valid_actions(obs)
         self.action_space.valid = valid
         info = {"valid_actions": valid, "state_hash": state_hash(self.state), "step": self.steps,
