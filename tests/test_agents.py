@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from agents import Limits, make_agent, run_episode
-from agents.loop import DECLARED, GOAL, PLAN_EXHAUSTED, PLAN_INVALID, STEP_CAP, WRONG_DECLARATION, state_hash
-from engine.errors import GroundplanError
-from engine.task import Task
+from groundplan.agents import Limits, make_agent, run_episode
+from groundplan.agents.loop import DECLARED, GOAL, PLAN_EXHAUSTED, PLAN_INVALID, STEP_CAP, WRONG_DECLARATION, state_hash
+from groundplan.engine.errors import GroundplanError
+from groundplan.engine.task import Task
 
 SYNC = "problems/sync/02_lettuce_sandwich_s42.json"
 ASYNC_BASE = "domains/kitchen/tasks/async/01_cheese_chicken_sandwich.json"
@@ -136,7 +136,7 @@ def test_unknown_agents_and_options_are_clear_errors():
 def test_turn_based_robots_alternate():
     import json
 
-    from engine.loader import build_problem
+    from groundplan.engine.loader import build_problem
 
     path = "problems/multiagent/01_lettuce_burger_s42.json"
     data = json.load(open(path))
@@ -174,7 +174,7 @@ GYM_GUARD = 20.0  # of wall clock, at most, before a call is stopped (on a busy 
 def gymnasium():
     import gymnasium
 
-    import agents.gym  # noqa: F401  (registers the environment)
+    import groundplan.agents.gym  # noqa: F401  (registers the environment)
 
     return gymnasium
 
@@ -184,7 +184,7 @@ def _timed(call):
     GYM_GUARD: Plancraft's reset used to ground 256,320 actions for minutes and 3 GB."""
     import time
 
-    from engine.budget import limited
+    from groundplan.engine.budget import limited
 
     started = time.process_time()
     with limited(seconds=GYM_GUARD):
@@ -230,7 +230,7 @@ def test_the_gymnasium_environment_follows_the_api_and_samples_valid_actions(gym
 def test_the_gymnasium_environment_lists_whole_rounds_where_agents_act_together(gymnasium):
     from test_semantics import two_robots
 
-    from agents.gym import GroundplanEnv
+    from groundplan.agents.gym import GroundplanEnv
 
     env = GroundplanEnv(two_robots("simultaneous"), max_steps=5)
     _, info = env.reset(seed=0)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domains.plancraft.figures import recipe_figures, split_figures
-from engine.task import Task
+from groundplan.domains.plancraft.figures import recipe_figures, split_figures
+from groundplan.engine.task import Task
 
 SPLITS = {  # examples, impossible, bins 0-5, distractors 4/8/16, unique targets (spec 2.2 and 8)
     "train": (1145, 200, [200, 200, 198, 200, 147, 200], {4: 335, 8: 424, 16: 386}, 442),
@@ -47,7 +47,7 @@ def test_grouped_levels_unseen_flags_and_recipe_types():
 
 
 def test_every_example_loads_with_its_inventory_in_the_pockets():
-    from engine.problemsets import expand
+    from groundplan.engine.problemsets import expand
 
     for ref in expand(["problems/plancraft/test.small.jsonl"]):
         task = Task.load(ref)
@@ -63,8 +63,8 @@ def test_the_valid_actions_are_listed_without_grounding_all_256320():
     random well-formed move or smelt applies exactly when it is listed."""
     import random
 
-    from domains.plancraft.replies import random_answer
-    from engine.task import _PENDING
+    from groundplan.domains.plancraft.replies import random_answer
+    from groundplan.engine.task import _PENDING
 
     task = Task.load("problems/plancraft/test.small.jsonl#2")
     state, rng = task.initial_state(), random.Random(0)
