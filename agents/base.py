@@ -59,7 +59,9 @@ class Observation:
 
     @functools.cached_property
     def actions(self) -> list[str]:
-        return [a.text for a in self.valid_actions]
+        """The texts of the applicable actions, listed without grounding every action of a large
+        world (Plancraft's 256,320: minutes and gigabytes) when nothing has grounded it yet."""
+        return self.task.applicable_texts(self.state)
 
     @functools.cached_property
     def state_text(self) -> str:

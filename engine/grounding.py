@@ -5,6 +5,13 @@ are bound, an index of known facts gives the few values the next variable can ta
 grounding time the index holds the static facts; in lifted mode (when full grounding would be
 too large) it also holds the facts of the current state, so each state's applicable actions are
 found directly. Equalities and inequalities between parameters prune as early as possible.
+
+Listing the actions applicable in one state of a world too large to ground (Plancraft's 256,320
+moves) needs more than joins: its preconditions are numeric comparisons and disjunctions over
+fluents, which no fact index holds. A binder made `tested` hands each such conjunct to the
+caller as soon as its parameters are bound, to be decided in the state, and binds first the
+variables that let it do so: a few tens of thousands of partial bindings are tried instead of
+every ground action.
 """
 from __future__ import annotations
 
@@ -45,10 +52,28 @@ def top_conjuncts(formula) -> list:
     return [formula]
 
 
-class Binder:
-    """Enumerates the bindings of `params` that satisfy the join atoms over a FactIndex."""
+def variables(tree) -> set[str]:
+    """Every ?variable named anywhere in a lifted tree (formulas, expressions, effects)."""
+    found, stack = set(), [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            if is_var(x):
+                found.add(x)
+        elif hasattr(x, "__dataclass_fields__"):
+            stack.extend(getattr(x, name) for name in x.__dataclass_fields__)
+        elif isinstance(x, (tuple, list)):
+            stack.extend(x)
+    return found
 
-    def __init__(self, params: m.Params, precondition, join_preds: set[str]):
+
+class Binder:
+    """Enumerates the bindings of `params` that satisfy the join atoms over a FactIndex.
+
+    `tested`: every other conjunct of the precondition becomes a test (`tests`: the conjunct and
+    the parameters it names), passed to `bindings`' `passes` once those parameters are bound."""
+
+    def __init__(self, params: m.Params, precondition, join_preds: set[str], tested: bool = False):
         self.params = params
         conjuncts = top_conjuncts(precondition)
         self.atoms = [c for c in conjuncts if isinstance(c, m.Atom) and c.pred in join_preds]
@@ -59,7 +84,23 @@ class Binder:
                 self.distinct.append((c.part.left, c.part.right))
             elif isinstance(c, m.Equal):
                 self.equal.append((c.left, c.right))
+        self.tests = self._tests(conjuncts) if tested else []
         self.order = self._order()
+
+    def _tests(self, conjuncts) -> list[tuple]:
+        """The conjuncts the joins and (in)equality checks leave undecided, with their parameters
+        in parameter order. A join atom or an (in)equality is checked by `bindings` only when it
+        names a parameter (`(handempty)` is a test)."""
+        names = [v for v, _ in self.params]
+        tests = []
+        for c in conjuncts:
+            terms = c.args if c in self.atoms else (c.left, c.right) if isinstance(c, m.Equal) else \
+                (c.part.left, c.part.right) if isinstance(c, m.Not) and isinstance(c.part, m.Equal) else ()
+            if any(t in names for t in terms):
+                continue
+            named = variables(c)
+            tests.append((c, tuple(v for v in names if v in named)))
+        return tests
 
     def _order(self) -> list[str]:
         """Bind first the variables most constrained by atoms over already bound variables."""
@@ -71,14 +112,17 @@ class Binder:
             def score(var):
                 links = sum(1 for a in self.atoms if var in a.args and all(not is_var(x) or x in bound or x == var for x in a.args))
                 touches = sum(1 for a in self.atoms if var in a.args)
-                return (-links, -touches, remaining.index(var))
+                decides = sum(1 for _, named in self.tests if var in named and all(v in bound or v == var for v in named))
+                return (-links, -decides, -touches, remaining.index(var))
             best = min(remaining, key=score)
             order.append(best)
             remaining.remove(best)
         return order
 
-    def bindings(self, index: FactIndex, domains: dict[str, list[str]], limit: int | None = None):
-        """Yield dicts var -> object. `domains` gives each variable's candidate objects by type."""
+    def bindings(self, index: FactIndex, domains: dict[str, list[str]], limit: int | None = None, passes=None):
+        """Yield dicts var -> object. `domains` gives each variable's candidate objects by type.
+        `passes(conjunct, binding) -> bool` decides the tests (a `tested` binder), each as soon as
+        the parameters it names are bound; a binding is yielded only if it passes them all."""
         order = self.order
         position = {var: i for i, var in enumerate(order)}
         # each variable is filtered by every join atom that mentions it, using whatever other
@@ -91,6 +135,10 @@ class Binder:
                       for var in order}
         eq_for = {var: [(x, y) for x, y in self.equal if var in (x, y) and all(bound_before(t, var) or t == var for t in (x, y))]
                   for var in order}
+        tests_for = {var: [] for var in order}  # each test, at the last of its parameters to be bound
+        first = []  # tests that name no parameter
+        for conjunct, named in (self.tests if passes is not None else ()):
+            (tests_for[max(named, key=position.get)] if named else first).append(conjunct)
         count = 0
         binding: dict[str, str] = {}
 
@@ -127,12 +175,15 @@ class Binder:
                     continue
                 if any(binding.get(x, x) != binding.get(y, y) for x, y in eq_for[var]):
                     continue
+                if tests_for[var] and not all(passes(c, binding) for c in tests_for[var]):
+                    continue
                 yield from extend(i + 1)
                 if limit is not None and count >= limit:
                     return
             binding.pop(var, None)
 
-        yield from extend(0)
+        if all(passes(c, binding) for c in first):
+            yield from extend(0)
 
 
 def candidate_domains(params: m.Params, objects_of) -> dict:

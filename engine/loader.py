@@ -18,6 +18,7 @@ from . import model as m
 from . import problemsets
 from .errors import Collector, Diagnostic, ModelError, did_you_mean, pointer
 from .files import check_plain_data, read_data, strip_comments
+from .grounding import variables
 from .parse import Parser, _Scope, _signature, is_var, quantity_errors, template_fields
 from .paths import DOMAINS_DIR
 
@@ -291,26 +292,11 @@ def _build_domain(data, file: str, world: str | None = None) -> m.Domain:
 TIMER_FIELDS = ("remaining",)
 
 
-def _variables(tree) -> set[str]:
-    """Every ?variable named anywhere in a lifted tree (formulas, expressions, effects)."""
-    found, stack = set(), [tree]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            if is_var(x):
-                found.add(x)
-        elif hasattr(x, "__dataclass_fields__"):
-            stack.extend(getattr(x, name) for name in x.__dataclass_fields__)
-        elif isinstance(x, (tuple, list)):
-            stack.extend(x)
-    return found
-
-
 def _warn_unused_parameters(action: m.ActionSchema, path, c: Collector) -> None:
     """A parameter that neither the precondition, the effects, the cost, the actor nor the text
     mentions only multiplies the action: each of its values makes another copy of the same move
     ("fly a1 to apt2" three times). The domain still means something, so this is a warning."""
-    used = _variables((action.precondition, action.effects, action.cost))
+    used = variables((action.precondition, action.effects, action.cost))
     for text in (action.text, *action.aliases):
         used |= {"?" + name for name in template_fields(text or "")}
     if action.actor is not None:

@@ -13,6 +13,7 @@ then the turn passes, then temporal goals are updated. See docs/language.md for 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -24,7 +25,7 @@ from .budget import poll
 from .compile import Compiler, Condition, FactTable, GroundEffect, NumericError, finite
 from .errors import GroundplanError, did_you_mean
 from .goals import GoalTracker
-from .grounding import Binder, FactIndex, candidate_domains, top_conjuncts
+from .grounding import Binder, FactIndex, candidate_domains, top_conjuncts, variables
 from .successors import build_tree, candidates
 
 GROUNDING_LIMIT = 300_000
@@ -120,6 +121,7 @@ class _Universe:
         self.timers: dict[int, _Timer] = {}
         self.goal = None
         self.derived_rules = None
+        self.tests: _Tests | None = None  # what Task.applicable_texts keeps between states
 
     @property
     def actions(self) -> list[GroundAction] | None:
@@ -131,6 +133,45 @@ class _Universe:
     @property
     def tree(self):
         return self._tree if self.actions is not None else None
+
+
+class _Tests:
+    """Decides parts of preconditions in states of one universe, for `Task.applicable_texts`.
+
+    A part is compiled for each binding of its parameters, and the compiled form does not depend
+    on the state: a part whose parameters take few values (`(count ?to) = 0`, one per slot) keeps
+    it for every later state, one over many (a slot, slot and quantity triple: 135,424) is
+    compiled each time it is asked, so what is kept stays bounded. A disjunction is decided part
+    by part, as its first true part decides it (most of Plancraft's targets are empty)."""
+
+    KEEP = 10_000  # a part is kept compiled when its parameters take at most this many values
+
+    def __init__(self, u: _Universe):
+        self.u = u
+        self.kept: dict[tuple, object] = {}
+        self.named: dict[int, tuple] = {}  # id(part) -> (its parameters, whether to keep it compiled)
+
+    def holds(self, part, binding: dict, sizes: dict, state: State, bits: int) -> bool:
+        if isinstance(part, (m.Or, m.And)):
+            parts = (self.holds(p, binding, sizes, state, bits) for p in part.parts)
+            return any(parts) if isinstance(part, m.Or) else all(parts)
+        poll()
+        params, keep = self._named(part, sizes)
+        if not keep:
+            found = self.u.compiler.condition(part, binding)
+        else:
+            key = (id(part),) + tuple(binding[v] for v in params)
+            found = self.kept.get(key)
+            if found is None:
+                found = self.kept[key] = self.u.compiler.condition(part, binding)
+        return found if isinstance(found, bool) else found.holds(state, bits)
+
+    def _named(self, part, sizes: dict) -> tuple:
+        found = self.named.get(id(part))
+        if found is None:
+            params = tuple(sorted(v for v in variables(part) if v in sizes))
+            found = self.named[id(part)] = (params, math.prod(sizes[v] for v in params) <= self.KEEP)
+        return found
 
 
 class Task:
@@ -156,6 +197,7 @@ class Task:
                          for name, a in self.domain.actions.items()}
         self._lifted_binders = {name: Binder(a.params, a.precondition, set(self.domain.predicates))
                                 for name, a in self.domain.actions.items()}
+        self._listing_binders = {}  # made on first use (applicable_texts): only a large universe lists through them
         self._derived_cache: dict[int, int] = {}
         self._action_count = 0
         self.has_derived = bool(self.domain.derived)
@@ -264,7 +306,7 @@ class Task:
                 pre = Condition()
             effect = u.compiler.effect(schema.effects, binding)
             cost = u.compiler.expr(schema.cost, binding)
-            text = fill_template(schema.text, self._shown(binding)) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
+            text = self._text(schema, binding, args)
             action = GroundAction(self._action_count, schema, args, binding, pre, effect, cost, text)
             self._action_count += 1
         u.cache[key] = action
@@ -346,6 +388,51 @@ class Task:
                 if a is not None and a.pre.holds(state, bits):
                     found.append(a)
         return found
+
+    def applicable_texts(self, state: State) -> list[str]:
+        """The texts of the actions applicable in `state`, for showing them to an agent.
+
+        They are `applicable`'s, in its order, except where the actions are too many to ground
+        (as `parse_action` judges it) and nothing has grounded them yet: grounding every action to
+        list the few that apply took minutes and gigabytes there (Plancraft: 256,320 actions to
+        list about 10,000), so they are listed in the state instead."""
+        u = self.universe(state.created)
+        if u._actions is not _PENDING or not self.large_action_space or not self._too_many_to_list():
+            return [a.text for a in self.applicable(state)]
+        return self._listed_texts(u, state)
+
+    def _listed_texts(self, u: _Universe, state: State) -> list[str]:
+        """The schemas' bindings enumerated in `state`, each conjunct of the precondition decided
+        as soon as its parameters are bound, and only their texts built (no ground action); by
+        schema, then by the objects' order in the problem."""
+        bits = self.bits(state)
+        index = FactIndex(list(self.static_facts) + list(self.facts.decode(bits)))
+        order = {name: i for i, name in enumerate(u.objects)}
+        if u.tests is None:
+            u.tests = _Tests(u)
+        listed = []
+        for rank, (name, schema) in enumerate(self.domain.actions.items()):
+            binder = self._listing_binders.get(name)
+            if binder is None:
+                binder = self._listing_binders[name] = Binder(schema.params, schema.precondition, set(self.domain.predicates), tested=True)
+            domains = candidate_domains(schema.params, u.compiler.objects_of)
+            sizes = {var: len(domains[var]) for var, _ in schema.params}
+            passes = functools.partial(u.tests.holds, sizes=sizes, state=state, bits=bits)
+            for binding in binder.bindings(index, domains, passes=passes):
+                if self._may_act(state, binding.get(schema.actor) if schema.actor else None):
+                    args = tuple(binding[v] for v, _ in schema.params)
+                    listed.append(((rank, tuple(order[a] for a in args)), self._text(schema, binding, args)))
+        listed.sort(key=lambda pair: pair[0])
+        return [text for _, text in listed]
+
+    def _may_act(self, state: State, actor: str | None) -> bool:
+        """Whether an action of `actor` may be taken now (as `applicable` filters: the player whose turn it is, no idle agent)."""
+        if self.turn_based:
+            return actor is None or actor == self.agents[state.turn]
+        return not self.idle or actor not in self.idle
+
+    def _text(self, schema: m.ActionSchema, binding: dict, args: tuple) -> str:
+        return fill_template(schema.text, self._shown(binding)) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
 
     def is_applicable(self, state: State, action: GroundAction) -> bool:
         bits = self.bits(state)
@@ -796,7 +883,7 @@ class Task:
     def _unsatisfiable(self, schema, args, state) -> GroundAction:
         """A stand-in for a ground action whose precondition is statically false, so it can be explained."""
         binding = dict(zip([v for v, _ in schema.params], args))
-        text = fill_template(schema.text, self._shown(binding)) if schema.text else "(" + " ".join((schema.name,) + args) + ")"
+        text = self._text(schema, binding, args)
         never = Condition(test=lambda s, bits: False)
         cost = 0
         if "?" not in args or isinstance(schema.cost, (m.Num, m.SettingValue)):

@@ -152,11 +152,103 @@ def test_turn_based_robots_alternate():
     assert turns == ["robot1", "robot2"] * 3
 
 
-def test_the_gymnasium_adapter_plays_a_problem(sync_task):
+GYM_WORLDS = {  # one problem of every shipped world (BabyAI's acting set; its question sets ask, they do not act)
+    "kitchen sync": SYNC,
+    "kitchen async": "problems/async/01_cheese_chicken_sandwich_s126.json",
+    "kitchen two robots": "problems/multiagent/01_lettuce_burger_s126.json",
+    "ppnl": "problems/ppnl/multi_unseen_env.jsonl#1",
+    "grasp": "problems/grasp/inner_spiral_block.jsonl#1",
+    "babyai": "problems/babyai/plan.jsonl.gz#1",
+    "plancraft": "problems/plancraft/test.small.jsonl#1",
+    "blocksworld": "problems/blocksworld/sussman.json",
+    "gridnav 32x32": "problems/gridnav/room32-180.json",
+    "gripper": "problems/gripper/prob01.json",
+    "logistics": "problems/logistics/logistics-c2-p2-s1.json",
+    "sokoban": "problems/sokoban/one-box-5x5.json",
+}
+GYM_SECONDS = 2.0  # of CPU, to make and reset any world's environment (issue 33), and to step it
+GYM_GUARD = 20.0  # of wall clock, at most, before a call is stopped (on a busy machine wall time runs ahead of CPU)
+
+
+@pytest.fixture(scope="module")
+def gymnasium():
     import gymnasium
 
     import groundplan.agents.gym  # noqa: F401  (registers the environment)
 
+    return gymnasium
+
+
+def _timed(call):
+    """`call()` and the CPU seconds it took (other processes' load does not count), stopped at
+    GYM_GUARD: Plancraft's reset used to ground 256,320 actions for minutes and 3 GB."""
+    import time
+
+    from groundplan.engine.budget import limited
+
+    started = time.process_time()
+    with limited(seconds=GYM_GUARD):
+        result = call()
+    return result, time.process_time() - started
+
+
+@pytest.mark.parametrize("world", GYM_WORLDS)
+def test_every_world_makes_resets_and_steps_in_gymnasium_within_the_time(gymnasium, world):
+    env, made = _timed(lambda: gymnasium.make("groundplan/Problem-v0", problem=GYM_WORLDS[world]))
+    (obs, info), reset = _timed(lambda: env.reset(seed=0))
+    assert made + reset < GYM_SECONDS, f"made in {made:.2f} s, reset in {reset:.2f} s"
+    assert env.observation_space.contains(obs) and info["valid_actions"] and info["feedback"] is None
+    env.action_space.seed(0)
+    for steps in (1, 2):
+        action = env.action_space.sample()
+        assert action in info["valid_actions"] and env.action_space.contains(action)
+        (obs, reward, terminated, truncated, info), took = _timed(lambda: env.step(action))
+        assert took < GYM_SECONDS and info["valid"] and info["feedback"] is None, (action, info["feedback"])
+        assert env.observation_space.contains(obs)
+        if "declaration" in info:  # PPNL lists `goal not reachable` among its actions: it ends the episode
+            assert terminated and info["step"] == steps - 1
+            break
+        assert info["step"] == steps
+        if terminated or truncated:
+            break
+
+
+def test_the_gymnasium_environment_follows_the_api_and_samples_valid_actions(gymnasium):
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("groundplan/Problem-v0", problem=SYNC)
+    check_env(env.unwrapped, skip_render_check=True)
+    _, info = env.reset(seed=0)
+    env.action_space.seed(7)
+    first = [env.action_space.sample() for _ in range(5)]
+    env.action_space.seed(7)
+    assert [env.action_space.sample() for _ in range(5)] == first and set(first) <= set(info["valid_actions"])
+    with pytest.raises(gymnasium.error.InvalidAction, match=r"info\['valid_actions'\]\[i\]"):
+        env.step(0)  # an index is not an action: the message says how to choose by index
+
+
+def test_the_gymnasium_environment_lists_whole_rounds_where_agents_act_together(gymnasium):
+    from test_semantics import two_robots
+
+    from groundplan.agents.gym import GroundplanEnv
+
+    env = GroundplanEnv(two_robots("simultaneous"), max_steps=5)
+    _, info = env.reset(seed=0)
+    assert info["valid_actions"] and all(" | " in a for a in info["valid_actions"])
+    _, _, _, _, info = env.step(env.action_space.sample())
+    assert info["valid"]
+
+
+def test_a_plancraft_answer_that_steps_without_an_action_is_a_step(gymnasium):
+    env = gymnasium.make("groundplan/Problem-v0", problem=GYM_WORLDS["plancraft"])
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step("smelt: from [0] to [I1] with quantity 1")  # the reference ignores it
+    assert info["valid"] and info["step"] == 1 and not terminated and reward == 0.0
+    _, _, _, _, info = env.step("think: what can I craft?")
+    assert not info["valid"] and info["feedback"] == "Ok"
+
+
+def test_the_gymnasium_adapter_plays_a_problem(sync_task, gymnasium):
     env = gymnasium.make("groundplan/Problem-v0", problem=SYNC)
     obs, info = env.reset(seed=0)
     assert "Valid Actions:" in obs and info["valid_actions"]

@@ -55,3 +55,29 @@ def test_every_example_loads_with_its_inventory_in_the_pockets():
         assert not task.is_goal(state)  # no example starts with its target
         assert task.value(state, "crafted-count", ()) == 0  # the grid starts empty
         assert (task.problem.optimal or {}).get("solvable", True) is (not task.problem.metadata["impossible"])
+
+
+def test_the_valid_actions_are_listed_without_grounding_all_256320():
+    """Listing what applies (the Gymnasium environment's info, the human agent) used to ground
+    every action: minutes and 3 GB. Along a plan that crafts, every listed action applies, and a
+    random well-formed move or smelt applies exactly when it is listed."""
+    import random
+
+    from groundplan.domains.plancraft.replies import random_answer
+    from groundplan.engine.task import _PENDING
+
+    task = Task.load("problems/plancraft/test.small.jsonl#2")
+    state, rng = task.initial_state(), random.Random(0)
+    plan = task.problem.optimal["plan"]  # three moves lay out a recipe, the fourth takes from [0]
+    for step, action in enumerate(plan):
+        if step in (0, 3):  # the pockets alone, then a craft waiting in [0]
+            listed = task.applicable_texts(state)
+            known = set(listed)
+            assert len(known) == len(listed) and action in known
+            for text in rng.sample(listed, 30):
+                assert task.is_applicable(state, task.parse_action(text, state))
+            for _ in range(150):
+                text = random_answer(task, state, rng)
+                assert task.is_applicable(state, task.parse_action(text, state)) == (text in known), text
+        state = task.apply(state, task.parse_action(action, state))
+    assert task.is_goal(state) and task.universe()._actions is _PENDING  # never grounded

@@ -265,6 +265,38 @@ def test_lifted_mode_lists_the_same_actions_as_the_grounded_one(path):
         assert law_violations(lifted, replay_choices(lifted, [rng.randrange(1000) for _ in range(8)])) == []
 
 
+LISTED = {  # worlds whose preconditions are joins, numeric tests, disjunctions, quantifiers and a bare (handempty)
+    "blocksworld": lambda: load_problem("problems/blocksworld/sussman.json"),
+    "kitchen, two robots": lambda: load_problem("problems/multiagent/01_lettuce_burger_s42.json"),
+    "grasp": lambda: load_problem("problems/grasp/inner_spiral_block.jsonl#1"),
+    "sokoban": lambda: load_problem("problems/sokoban/one-box-5x5.json"),
+    "turns": lambda: two_robots("turns").problem,
+}
+
+
+@pytest.mark.parametrize("world", LISTED)
+def test_a_large_universe_lists_the_applicable_actions_without_grounding(world):
+    """applicable_texts in a universe too large to ground (here declared so) enumerates bindings
+    in the state, conjunct by conjunct: state by state the same actions grounding finds, once each."""
+    import random
+
+    from groundplan.engine.task import _PENDING
+    grounded, listed = Task(LISTED[world]()), Task(LISTED[world]())
+    listed.LARGE_ACTION_SPACE = 0
+    state, mine = grounded.initial_state(), listed.initial_state()
+    rng = random.Random(0)
+    for _ in range(12):
+        want = grounded.applicable(state)
+        texts = listed.applicable_texts(mine)
+        assert sorted(texts) == sorted(a.text for a in want) and len(set(texts)) == len(texts)
+        if not want:
+            break
+        action = rng.choice(want)
+        state = grounded.successor(state, action)
+        mine = listed.successor(mine, listed.ground_action(action.schema.name, action.args, mine))
+    assert listed.universe(mine.created)._actions is _PENDING  # listed, never grounded
+
+
 def test_parse_plan_resolves_each_step_where_the_previous_ones_lead():
     from groundplan.engine.task import UnknownAction
     task = Task.load("problems/blocksworld/sussman.json")
