@@ -285,13 +285,18 @@ def start_up(specs) -> float | None:
     """Load what the agents of `specs` need before this process's first episode, so that its clock
     does not count it: litellm and each model's request path, for LLM agents (`agents.llm.client.start_up`).
     The seconds it took, or None when there was nothing to load (no LLM agent, or loaded before in
-    this process): a run without an LLM agent never imports litellm."""
+    this process): a run without an LLM agent never imports litellm. Never raises: it runs where a
+    failure would cost a worker (evals.pool) or a whole Ray task, and an episode that needs what
+    could not be loaded meets the failure itself, as its own outcome."""
     models = [dict(spec.options).get("model") for spec in specs if spec.name == "llm"]
     if not models:
         return None
-    from agents.llm.client import start_up as load_llm
+    try:
+        from agents.llm.client import start_up as load_llm
 
-    return load_llm(model for model in models if model)
+        return load_llm(model for model in models if model)
+    except Exception:  # (see the docstring)
+        return None
 
 
 def run_job(job: tuple) -> dict:
