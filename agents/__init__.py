@@ -1,7 +1,7 @@
 """Agents and the one step loop they all act through.
 
-    from agents import make_agent, run_episode
-    from engine import Task
+    from groundplan.agents import make_agent, run_episode
+    from groundplan.engine import Task
     task = Task.load("problems/async/01_cheese_chicken_sandwich_s42.json")
     episode = run_episode(task, make_agent("random"), seed=1)  # the episode seeds the agent
     episode.success, episode.steps, episode.trajectory[0]["observation"]

@@ -63,7 +63,7 @@ class Observation:
 
     @functools.cached_property
     def state_text(self) -> str:
-        from engine.render import render
+        from groundplan.engine.render import render
 
         return render(self.task, self.state, "narrative")
 
@@ -73,13 +73,13 @@ class Observation:
         `domains/<world>/text.py: observation(task, state)`), after the feedback."""
         if self.feedback and self._replaces:
             return self._feedback_template.replace("{feedback}", self.feedback)
-        from engine.loader import world_module
+        from groundplan.engine.loader import world_module
 
         own = world_module(self.task.domain, "text")
         if own is not None and hasattr(own, "observation"):
             text = own.observation(self.task, self.state)
         else:
-            from engine.render import observation
+            from groundplan.engine.render import observation
 
             text = observation(self.task, self.state)
         if self.feedback:

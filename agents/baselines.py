@@ -46,7 +46,7 @@ class OracleAgent(Agent):
         self._unsolvable = False
         plan = entry.get("plan")
         if plan:
-            from engine.validate import validate_plan
+            from groundplan.engine.validate import validate_plan
 
             result = validate_plan(task, plan)
             if result.valid:
@@ -71,12 +71,12 @@ class OracleAgent(Agent):
         if state in self._route:
             return self._route[state]
         if self._oracle is None:
-            from planners.oracle import Oracle
+            from groundplan.planners.oracle import Oracle
 
             self._oracle = Oracle(self.task, planner=self.planner, time_limit=self.time_limit)
         left = self.time_left(self.time_limit)  # the planner's search may not outlast the episode
         if left is not None and left <= 0:
-            from engine.errors import ResourceLimit
+            from groundplan.engine.errors import ResourceLimit
 
             raise ResourceLimit("timeout", "the episode's time ran out before the oracle could plan")
         self._oracle.time_limit = left
@@ -85,7 +85,7 @@ class OracleAgent(Agent):
             if self._oracle.known_cost(state) == float("inf"):
                 return self._declare()  # proven unsolvable
             if self.time_left() == 0:
-                from engine.errors import ResourceLimit
+                from groundplan.engine.errors import ResourceLimit
 
                 raise ResourceLimit("timeout", "the episode's time ran out while the oracle was planning")
             return "finish"  # no plan within the oracle's own time limit
@@ -105,7 +105,7 @@ class OracleAgent(Agent):
             lines.append(text)
             if text in (self._declare(), "finish"):
                 break
-            from agents.interpret import interpret
+            from groundplan.agents.interpret import interpret
 
             decision = interpret(task, state, text, {"tolerant_parsing": True})
             state = task.apply_joint(state, decision.actions) if len(decision.actions) > 1 else task.successor(state, decision.actions[0])
@@ -133,7 +133,7 @@ class RandomAgent(Agent):
         if task.agent_mode == "simultaneous" and len(task.agents) > 1:
             rounds = [" | ".join(a.text for a in combo) for combo, _ in task.joint_successors(observation.state)]
             return Reply(self.rng.choice(rounds) if rounds else "finish")
-        from engine.loader import world_module
+        from groundplan.engine.loader import world_module
 
         own = world_module(task.domain, "replies")
         if own is not None and hasattr(own, "random_answer"):  # a world too large to list its actions (Plancraft)
@@ -159,7 +159,7 @@ class ReplayAgent(Agent):
     def _file(self, task) -> Path:
         if self.plans.is_file():
             return self.plans
-        from engine.errors import Diagnostic, ModelError
+        from groundplan.engine.errors import Diagnostic, ModelError
 
         name = task.problem.name
         root, outside = self.plans.resolve(), False
@@ -182,7 +182,7 @@ class ReplayAgent(Agent):
                                      f"write {self.plans / (name.replace('/', '__') + '.plan')}")])
 
     def plan(self, observation: Observation) -> Reply:
-        from engine.validate import read_plan
+        from groundplan.engine.validate import read_plan
 
         lines = read_plan(self._file(self.task))
         return Reply("\n".join(lines), detail={"actions": lines})
@@ -195,7 +195,7 @@ def world_baselines(world):
     """The baselines module of a loaded domain's world, or of an installed world named by its
     folder; None when it has none. Bound as the metrics plug-ins are (`engine.loader.world_module`):
     by the installed world that holds the domain file, not by the name the domain claims."""
-    from engine.loader import world_module
+    from groundplan.engine.loader import world_module
 
     module = world_module(world, "baselines")
     return module if isinstance(getattr(module, "BASELINES", None), dict) and hasattr(module, "baseline_plan") else None
@@ -208,7 +208,7 @@ def baseline_names(world) -> list[str]:
 
 def check_baseline(world, name: str) -> None:
     """Raise a GroundplanError naming the world's baselines unless `name` is one of them."""
-    from engine.errors import GroundplanError, did_you_mean
+    from groundplan.engine.errors import GroundplanError, did_you_mean
 
     names = baseline_names(world)
     world = getattr(world, "name", world)  # a Domain is named in messages by its own name

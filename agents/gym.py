@@ -14,7 +14,7 @@ import string
 import gymnasium
 from gymnasium import spaces
 
-from engine.task import Task
+from groundplan.engine.task import Task
 
 from .base import Observation
 from .interpret import ACTION, DECLARE, interpret

@@ -15,7 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from engine.task import UnknownAction
+from groundplan.engine.task import UnknownAction
 
 ACTION = "action"
 DECLARE = "declare"
@@ -58,7 +58,7 @@ def interpret(task, state, text: str, loop: dict) -> Decision:
     """The decision an answer stands for. A world may read answers itself
     (`domains/<world>/replies.py: interpret(task, state, text, loop) -> Decision`), as Plancraft
     does with its reference's own grammar, tools and error messages."""
-    from engine.loader import world_module
+    from groundplan.engine.loader import world_module
 
     own = world_module(task.domain, "replies")
     if own is not None:
@@ -79,7 +79,7 @@ def _single(task, state, raw: str, loop: dict) -> Decision:
     if exact is not None and task.is_applicable(state, exact):
         return Decision(ACTION, [exact], text=exact.text)
     if not loop.get("tolerant_parsing", True):
-        from engine.errors import did_you_mean
+        from groundplan.engine.errors import did_you_mean
 
         hint = did_you_mean(raw, [a.text for a in task.applicable(state)])
         return Decision(INVALID, reason="it is not one of the valid actions, written exactly" + (f" ({hint})" if hint else ""))
@@ -104,7 +104,7 @@ def _joint(task, state, raw: str, loop: dict) -> Decision:
         if single.kind == INVALID:
             return Decision(INVALID, reason=f"'{part}': {single.reason}")
         actions.append(single.actions[0])
-    from engine.validate import _joint_step
+    from groundplan.engine.validate import _joint_step
 
     outcome = _joint_step(task, state, " | ".join(a.text for a in actions))
     text = " | ".join(a.text for a in actions)

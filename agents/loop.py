@@ -21,7 +21,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
-from engine.errors import ResourceLimit
+from groundplan.engine.errors import ResourceLimit
 
 from .base import Agent, Observation, Reply
 from .interpret import ACTION, DECLARE, TOOL, Decision, interpret
@@ -170,7 +170,7 @@ class _Run:
         if limits.budget:  # a named variant of the world's loop rules (Plancraft: the paper's or the current budget)
             variants = self.loop.get("budgets") or {}
             if limits.budget not in variants:
-                from engine.errors import GroundplanError, did_you_mean
+                from groundplan.engine.errors import GroundplanError, did_you_mean
 
                 hint = did_you_mean(limits.budget, list(variants)) or (f"it has: {', '.join(variants)}" if variants else "it has none")
                 raise GroundplanError(f"world '{profile.world}' has no budget '{limits.budget}' ({hint})")
@@ -204,7 +204,7 @@ class _Run:
         self.max_steps, self.max_steps_from = step_cap_from(self.task, self.profile, self.limits, self.loop)
         self._progress = None
         if self.loop.get("stuck_after"):
-            from engine.loader import world_module
+            from groundplan.engine.loader import world_module
 
             module = world_module(self.task.domain, "replies")
             self._progress = getattr(module, "progress_key", None)
@@ -334,7 +334,7 @@ def run_episode(task, agent: Agent, limits: Limits | None = None, seed: int | No
     profile = profile_for(task)
     run = _Run(task, agent, profile, limits, record_observations)
     agent.deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
-    from engine.budget import alarm, limited
+    from groundplan.engine.budget import alarm, limited
 
     try:
         # agents bound their own work by the deadline; the budget stops grounding and planning in
@@ -451,7 +451,7 @@ def _open_loop(run: _Run) -> Episode:
     """Up to `trials` plans; each one starts where the previous one stopped, told why it stopped."""
     trials = getattr(run.agent, "trials", None) or run.loop.get("trials", 1)
     if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
-        from engine.errors import GroundplanError
+        from groundplan.engine.errors import GroundplanError
 
         raise GroundplanError(f"'trials' is a whole number >= 1, not {trials!r}")
     feedback = None

@@ -45,7 +45,7 @@ class Profile:
 
     def world_file(self, relative: str) -> Path:
         """A file the world's profile names (examples, shots), relative to the world's folder."""
-        from engine.errors import GroundplanError
+        from groundplan.engine.errors import GroundplanError
 
         if self.folder is None:
             raise GroundplanError(f"'{relative}' is relative to a world's folder, but world '{self.world}' has no prompts.yaml")
@@ -86,8 +86,8 @@ def _sha(data: bytes) -> str:
 
 
 def _read_yaml(path: Path) -> dict:
-    from engine.errors import Diagnostic, ModelError
-    from engine.files import read_data
+    from groundplan.engine.errors import Diagnostic, ModelError
+    from groundplan.engine.files import read_data
 
     data = read_data(path)
     if not isinstance(data, dict):
@@ -121,7 +121,7 @@ def default_strategy(profile: Profile) -> str:
     """The strategy a world's LLM episodes use when none is named: its paper's (prompts.default_strategy)."""
     name = profile.prompts.get("default_strategy") or "react"
     if name not in strategies(profile):
-        from engine.errors import GroundplanError
+        from groundplan.engine.errors import GroundplanError
 
         raise GroundplanError(f"{profile.files[-1]}: /prompts/default_strategy names '{name}', which world "
                               f"'{profile.world}' does not accept ({', '.join(strategies(profile))})")
@@ -139,7 +139,7 @@ def check_strategy(name: str) -> None:
     """Refuse a prompt strategy no shipped profile defines, with the nearest known name."""
     known = strategy_names()
     if name not in known:
-        from engine.errors import GroundplanError, did_you_mean
+        from groundplan.engine.errors import GroundplanError, did_you_mean
 
         hint = did_you_mean(name, known) or f"choose from {', '.join(known)}"
         raise GroundplanError(f"unknown prompt strategy '{name}' ({hint})")
@@ -149,7 +149,7 @@ def check_strategy_for(strategy: str | None, domains) -> None:
     """Refuse, before the first episode, a strategy that some world of the run does not accept,
     with one message that lists the strategies of every world concerned (None: each world's
     default, which must exist)."""
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     refused, seen = [], set()
     for domain in domains:
@@ -169,7 +169,7 @@ def check_strategy_for(strategy: str | None, domains) -> None:
 def _shipped_profiles() -> dict[str, Profile]:
     """The generic profile ('other worlds') and each installed world's, by name; a broken profile
     is left out here and reported when its world is used."""
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     out = {}
     for own in sorted((DEFAULTS.parent.parent / "domains").glob("*/prompts.yaml")):

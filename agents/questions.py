@@ -26,7 +26,7 @@ from dataclasses import dataclass
 def world_questions(world):
     """The questions module of a loaded domain's world (or of an installed world named by its
     folder), or None."""
-    from engine.loader import world_module
+    from groundplan.engine.loader import world_module
 
     return world_module(world, "questions")
 

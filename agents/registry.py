@@ -11,7 +11,7 @@ AGENTS = ("oracle", "random", "replay", "human", "llm", "baseline:NAME")
 
 def make_agent(name: str, **options):
     """An agent from its name and options (unknown options are an error, not silently dropped)."""
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     if name == "oracle":
         from .baselines import OracleAgent
@@ -47,7 +47,7 @@ def make_agent(name: str, **options):
         if options:
             raise GroundplanError(f"a world's baseline takes no options (got {', '.join(options)})")
         return WorldBaselineAgent(which)
-    from engine.errors import did_you_mean
+    from groundplan.engine.errors import did_you_mean
 
     hint = did_you_mean(name, AGENTS)
     raise GroundplanError(f"unknown agent '{name}'" + (f" ({hint})" if hint else f" (choose from {', '.join(AGENTS)})"))

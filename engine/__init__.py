@@ -1,6 +1,6 @@
 """groundplan's engine: the JSON planning language and its one interpreter.
 
-    from engine import load_problem, Task
+    from groundplan.engine import load_problem, Task
     task = Task(load_problem("problems/blocksworld/sussman.json"))
     state = task.initial_state()
     for action in task.applicable(state): ...

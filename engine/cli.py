@@ -181,7 +181,7 @@ def validate(file, plan, as_json):
 def _stored_optimum_warnings(task) -> list:
     """An optimum stored without a plan, re-proven by a quick optimal search (planners.reference):
     an error when the search disproves it, a warning when it could not confirm it in time."""
-    from planners.reference import UNVERIFIED, reprove_or_refuse
+    from groundplan.planners.reference import UNVERIFIED, reprove_or_refuse
 
     from .errors import Diagnostic
 
@@ -341,8 +341,8 @@ def generate(ctx, world):
 @handles_errors
 def view(problem, plan, port, html_file, togo_time, open_browser):
     """See a problem and a plan (default: its stored optimal plan) step by step in the browser."""
-    from evals.cli import _show  # the viewer lives with plan-eval's (evals/view/); the CLI only reaches it
-    from evals.view import problem_runs
+    from groundplan.evals.cli import _show  # the viewer lives with plan-eval's (evals/view/); the CLI only reaches it
+    from groundplan.evals.view import problem_runs
 
     _show(problem_runs(problem, plan, togo_time), None, port, html_file, open_browser)
 
@@ -406,7 +406,7 @@ def export_pddl_command(problem, out, classical):
 
 
 try:  # planners register `groundplan plan` when present
-    from planners.cli import plan as _plan_command
+    from groundplan.planners.cli import plan as _plan_command
 
     main.add_command(_plan_command)
 except ImportError:  # pragma: no cover - a partial checkout

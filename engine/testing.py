@@ -6,7 +6,7 @@ below are what every world must satisfy; authors add their own through the domai
 `invariants`. `groundplan check` runs them; the project's tests run them on every shipped world.
 
     from hypothesis import given
-    from engine.testing import walks
+    from groundplan.engine.testing import walks
     @given(walks(task, max_steps=20))
     def test_my_rule(walk): ...
 """

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import click
 
-from engine.cli import handles_errors
+from groundplan.engine.cli import handles_errors
 
 FORMATS = ("table", "json", "csv")
 EXIT_STOPPED = 3  # the run folder could not be written, or another plan-eval is writing it
@@ -53,7 +53,7 @@ class AgentName(click.ParamType):
             return value
         if kind == "baseline":
             self.fail("name the world's baseline after 'baseline:', e.g. baseline:greedy", param, ctx)
-        from engine.errors import did_you_mean
+        from groundplan.engine.errors import did_you_mean
 
         hint = did_you_mean(value, [*AGENT_NAMES, "baseline:NAME"])
         self.fail(f"'{value}' is not an agent" + (f" ({hint})" if hint else "") + ": choose from "
@@ -68,7 +68,7 @@ class StrategyOption(click.Option):
         record = super().get_help_record(ctx)
         if record is None:
             return record
-        from agents.profile import shipped_strategies
+        from groundplan.agents.profile import shipped_strategies
 
         listed = "; ".join(f"{world}: {names}" for world, names in shipped_strategies().items())
         return record[0], f"{record[1]} {listed}"
@@ -90,7 +90,7 @@ def _emit(summary: dict, fmt: str, folder: Path | None) -> None:
 
 
 def _check_backend(backend: str, ray_address: str | None, workers: int | None, episode_memory: float | None) -> None:
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     if backend != "ray":
         if ray_address:
@@ -204,8 +204,8 @@ def run(problems, agents, model, strategy, api_base, temperature, llm_timeout, l
         workers, concurrency, backend, ray_address, resume, seed, samples, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
         observations, fmt, plot):
     """Run agents on PROBLEMS (files, problem-set files or globs) and print the summary."""
-    from engine.errors import GroundplanError
-    from engine.problemsets import expand
+    from groundplan.engine.errors import GroundplanError
+    from groundplan.engine.problemsets import expand
 
     from . import run as R
     from .summary import summarise
@@ -303,7 +303,7 @@ def _tell_beaten(rows: list[dict], folder: Path) -> bool:
 @handles_errors
 def report(runs, fmt, plot):
     """Rebuild the tables of a run (RUN), or compare two runs side by side (RUN RUN2)."""
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     from . import store
     from .summary import summarise, table
@@ -373,7 +373,7 @@ def _compare(a: list[dict], b: list[dict]) -> list[dict]:
 @handles_errors
 def view(runs, episode, port, html_file, togo_time, open_browser):
     """See a run's episodes step by step in the browser (RUN), or two runs side by side (RUN RUN2)."""
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     from .view import Runs
 
@@ -392,11 +392,11 @@ def view(runs, episode, port, html_file, togo_time, open_browser):
 @handles_errors
 def prompt(problem, strategy, fmt):
     """Print the first request the llm agent would send for PROBLEM (no model is asked)."""
-    from agents.llm.preview import as_text, first_request
-    from agents.profile import check_strategy_for
-    from engine.errors import GroundplanError
-    from engine.problemsets import expand
-    from engine.task import Task
+    from groundplan.agents.llm.preview import as_text, first_request
+    from groundplan.agents.profile import check_strategy_for
+    from groundplan.engine.errors import GroundplanError
+    from groundplan.engine.problemsets import expand
+    from groundplan.engine.task import Task
 
     refs = expand([problem])
     if len(refs) != 1:
@@ -416,7 +416,7 @@ def _show(pages, episode, port, html_file, open_browser):
 
     if episode:
         if episode not in pages.index["runs"][0]["ids"]:
-            from engine.errors import GroundplanError, did_you_mean
+            from groundplan.engine.errors import GroundplanError, did_you_mean
 
             hint = did_you_mean(episode, list(pages.index["runs"][0]["ids"]))
             raise GroundplanError(f"no episode '{episode}' in {pages.folders[0]}" + (f" ({hint})" if hint else ""))

@@ -12,7 +12,7 @@ def write_plots(folder: Path, rows: list[dict]) -> list[Path]:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        from engine.errors import GroundplanError
+        from groundplan.engine.errors import GroundplanError
 
         raise GroundplanError("--plot needs matplotlib: pip install 'groundplan[plot]'") from None
     written = []

@@ -37,7 +37,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.errors import GroundplanError
+from groundplan.engine.errors import GroundplanError
 
 START_TIMEOUT = 120.0  # s: Ray starts in 3 to 10 s; a loaded machine may take several times that
 MIN_OBJECT_STORE = 80 * 2**20  # Ray refuses an object store under 75 MiB
@@ -94,7 +94,7 @@ class LocalRay:
         # Ray's processes listen on every interface: the instance checks a token of its own, which
         # only this driver holds (never ~/.ray/auth_token, which `ray start` would otherwise write)
         token = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-        self.keeper = subprocess.Popen([sys.executable, "-m", "evals.ray_local", json.dumps(setup)],
+        self.keeper = subprocess.Popen([sys.executable, "-m", "groundplan.evals.ray_local", json.dumps(setup)],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        start_new_session=True, env=_keeper_env(token))
         os.environ.update(token)  # read by ray.init in this process

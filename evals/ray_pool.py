@@ -29,7 +29,7 @@ import logging
 import os
 from collections import deque
 
-from engine.errors import GroundplanError
+from groundplan.engine.errors import GroundplanError
 
 from .pool import charge, describe_death
 

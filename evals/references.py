@@ -21,7 +21,7 @@ _VERDICT = "_groundplan_reference_verdict"  # where check_loaded keeps its verdi
 def check_loaded(task) -> None:
     """Re-prove the problem's stored optimum when it has no plan (see the module docstring);
     raises ModelError when the optimum is disproved, and keeps the verdict on the task."""
-    from planners.reference import reprove_or_refuse
+    from groundplan.planners.reference import reprove_or_refuse
 
     task.__dict__[_VERDICT] = reprove_or_refuse(task)
 
@@ -30,7 +30,7 @@ def flags(task, row: dict) -> dict:
     """The fields an episode line gets beyond its scores: `reference_unverified` (why) when it was
     scored against a stored optimum nothing confirmed, and `beats_reference` (with
     `beats_reference_message`) when it beat a proven optimum."""
-    from planners.reference import UNVERIFIED
+    from groundplan.planners.reference import UNVERIFIED
 
     out = {}
     verdict = task.__dict__.get(_VERDICT)
@@ -45,7 +45,7 @@ def beats(row: dict) -> dict:
     goal at a cost below its proven reference cost; {} otherwise."""
     outcome = row.get("agent_outcome") or row.get("outcome")
     ref, cost = row.get("reference_cost"), row.get("cost")
-    from agents.loop import GOAL
+    from groundplan.agents.loop import GOAL
 
     if outcome != GOAL or not row.get("reference_proven") or ref is None or cost is None:
         return {}

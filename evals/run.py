@@ -56,7 +56,7 @@ class AgentSpec:
     label: str = ""
 
     def make(self):
-        from agents import make_agent
+        from groundplan.agents import make_agent
 
         return make_agent(self.name, **dict(self.options))
 
@@ -72,11 +72,11 @@ def agent_specs(names, model=None, strategy=None, plans=None, api_base=None, llm
             name = "baseline"
         elif name == "llm":
             if not model:
-                from engine.errors import GroundplanError
+                from groundplan.engine.errors import GroundplanError
 
                 raise GroundplanError("the llm agent needs --model (a litellm model string, e.g. openai/gpt-4o-mini)")
             if strategy is not None:
-                from agents.profile import check_strategy
+                from groundplan.agents.profile import check_strategy
 
                 check_strategy(strategy)  # a name no world has is refused before the run folder is made
             # no strategy named: each world's default (its paper's); the episode line says which one ran
@@ -137,7 +137,7 @@ def job_id(job: tuple) -> str:
 
 def problem_set(ref: str) -> str:
     """'async' for problems/async/x.json; the set file's stem for a problem set."""
-    from engine.problemsets import is_set_reference, set_name
+    from groundplan.engine.problemsets import is_set_reference, set_name
 
     from .shipping import shipped
 
@@ -193,9 +193,9 @@ def _task(ref: str):
 @functools.lru_cache(maxsize=8)
 def _loaded_task(ref: str, digest: str | None):
     # keyed by content too: a worker that outlives a run must not serve a problem edited since
-    from engine.errors import ModelError
-    from engine.task import Task
-    from engine.validate import check_references
+    from groundplan.engine.errors import ModelError
+    from groundplan.engine.task import Task
+    from groundplan.engine.validate import check_references
 
     from .shipping import load_task, shipped
 
@@ -229,7 +229,7 @@ def episode_reference(ref: str, task, settings: Settings, compute: bool = True) 
     when no optimum is stored; what it proves within the time replaces the stored upper bound,
     and when it proves nothing the stored reference stays, with the reason. `compute=False` asks
     only what is known already (a failed episode's line must not start a search)."""
-    from agents.loop import reference
+    from groundplan.agents.loop import reference
 
     mode = settings.reference or "plan"
     if mode == "plan":
@@ -253,7 +253,7 @@ def _optimum(task, stored: tuple, seconds: float) -> tuple[tuple | None, str]:
     with why the planner did not replace it."""
     kept = "the stored upper bound kept" if stored[0] is not None else "no reference"
     try:
-        from planners import SOLVED_OPTIMAL, SOLVED_SATISFICING, UNSOLVABLE_PROVEN, solve
+        from groundplan.planners import SOLVED_OPTIMAL, SOLVED_SATISFICING, UNSOLVABLE_PROVEN, solve
 
         result = solve(task, "auto", time_limit=seconds)
     except MemoryError:
@@ -292,7 +292,7 @@ def start_up(specs) -> float | None:
     if not models:
         return None
     try:
-        from agents.llm.client import start_up as load_llm
+        from groundplan.agents.llm.client import start_up as load_llm
 
         return load_llm(model for model in models if model)
     except Exception:  # (see the docstring)
@@ -307,8 +307,8 @@ def run_job(job: tuple) -> dict:
     eid = episode_id(spec.label, ref, sample)
     task, stage = None, AGENT_ERROR
     try:
-        from agents import Limits, run_episode
-        from engine.errors import GroundplanError, ResourceLimit
+        from groundplan.agents import Limits, run_episode
+        from groundplan.engine.errors import GroundplanError, ResourceLimit
 
         from .metrics import episode_row
 
@@ -343,7 +343,7 @@ def run_job(job: tuple) -> dict:
     except MemoryError:
         return failed_row(job, MEMOUT, _memout_message(settings, loading=task is None), task)
     except Exception as exc:
-        from engine.errors import ResourceLimit
+        from groundplan.engine.errors import ResourceLimit
 
         if isinstance(exc, ResourceLimit):  # 'memout' or 'timeout', named as the step loop names them
             return failed_row(job, TIME_LIMIT if exc.status == "timeout" else MEMOUT, str(exc), task)
@@ -361,7 +361,7 @@ def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
     """The line of an episode that could not run or be scored: a failed episode with the core
     fields the summary reads, its outcome and, in `error`, why. `unscored` tells the summary it
     has none of its world's own metrics."""
-    from agents.loop import Episode, Limits, reference, reference_from
+    from groundplan.agents.loop import Episode, Limits, reference, reference_from
 
     ref, spec, settings, sample = job_parts(job)
     limits = Limits(reference=None, reference_from=None)
@@ -374,7 +374,7 @@ def failed_row(job: tuple, outcome: str, message: str, task=None) -> dict:
     cost, proven, solvable = reference(task, limits) if task is not None else (None, False, None)
     name = task.problem.name if task is not None else ref.rsplit("#", 1)[-1]
     try:
-        from agents.llm.redact import redact
+        from groundplan.agents.llm.redact import redact
 
         message = redact(message)
     except Exception:  # redaction is a courtesy here: the message names no key of ours
@@ -435,8 +435,8 @@ def check_agents(specs: list[AgentSpec], domains) -> None:
     a prompt strategy that some world of the run does not accept (asked of the loaded domains, whose
     plug-ins are bound to their files, not to their names): an episode that could only fail is
     never started, and never scored as the agent's failure."""
-    from agents.baselines import check_baseline
-    from agents.profile import check_strategy_for
+    from groundplan.agents.baselines import check_baseline
+    from groundplan.agents.profile import check_strategy_for
 
     ordered = sorted(domains, key=lambda d: (d.name, str(d.file)))
     for spec in specs:
@@ -487,8 +487,8 @@ def manifest(folder: Path, refs: list[str], specs: list[AgentSpec], settings: Se
     """What the numbers of a run depend on. Problems are read, not built: the domain of each
     distinct reference is loaded once, so a manifest of 16,000 problems stays cheap. The loaded
     domains are appended to `loaded` when given (the agents are checked against them)."""
-    from agents.profile import profile_for_domain
-    from engine.loader import load_domain, resolve_domain_reference
+    from groundplan.agents.profile import profile_for_domain
+    from groundplan.engine.loader import load_domain, resolve_domain_reference
 
     problems, domains, prompts = {}, {}, {}
     resolved: dict = {}
@@ -569,7 +569,7 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
 
 
 def _execute(refs, specs, settings, folder, new, workers, resume, concurrency, say, backend, ray_address):
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     old_path = folder / store.MANIFEST
     if old_path.exists() and (folder / store.EPISODES).exists() and store.read_episodes(folder):

@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import GroundplanError
+from groundplan.engine.errors import GroundplanError
 
 PACKAGES = ("engine", "planners", "agents", "evals", "domains")  # what a worker runs, and the worlds' data it reads
 FINGERPRINTED = (".py", ".json", ".jsonl", ".yaml", ".yml")
@@ -85,7 +85,7 @@ def check_fingerprint(expected: str) -> None:
 def sources(refs: list[str]) -> tuple[dict[str, ProblemSource], dict[str, DomainSource]]:
     """What the workers need for `refs`. A problem left out (unreadable, its domain not found or
     not valid) is run by the driver itself, where it fails to load with exactly the local message."""
-    from engine.loader import load_domain, read_problem_source, resolve_domain_reference
+    from groundplan.engine.loader import load_domain, read_problem_source, resolve_domain_reference
 
     from .run import problem_set
     problems: dict[str, ProblemSource] = {}
@@ -115,7 +115,7 @@ def sources(refs: list[str]) -> tuple[dict[str, ProblemSource], dict[str, Domain
 
 
 def _domain_source(path: Path, domain) -> DomainSource | None:
-    from engine.paths import DOMAINS_DIR
+    from groundplan.engine.paths import DOMAINS_DIR
 
     from .store import file_hash
 
@@ -137,7 +137,7 @@ def _profile_files(path: Path, domain) -> list[str]:
     """The domain file, the prompts.yaml beside it and what that names (examples, shots), as paths
     relative to the domain's folder; a file named outside that folder is not sent (it must then
     be where the node looks for it)."""
-    from agents.profile import profile_for_domain
+    from groundplan.agents.profile import profile_for_domain
 
     names = [path.name]
     folder = path.parent.resolve()
@@ -190,8 +190,8 @@ def shipped(ref: str) -> ProblemSource | None:
 
 def load_task(source: ProblemSource):
     """The task the local backend would load from `source.ref`, built from the shipped data."""
-    from engine.loader import build_problem
-    from engine.task import Task
+    from groundplan.engine.loader import build_problem
+    from groundplan.engine.task import Task
 
     domain = _domain(source.domain)
     return Task(build_problem(source.data, source.file, None, domain))
@@ -199,8 +199,8 @@ def load_task(source: ProblemSource):
 
 @functools.lru_cache(maxsize=16)
 def _domain(key: str):
-    from engine.loader import load_domain
-    from engine.paths import DOMAINS_DIR
+    from groundplan.engine.loader import load_domain
+    from groundplan.engine.paths import DOMAINS_DIR
 
     from .store import file_hash
 

@@ -44,7 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import GroundplanError
+from groundplan.engine.errors import GroundplanError
 
 EPISODES = "episodes.jsonl"
 REJECTED = "episodes.rejected.jsonl"
@@ -112,15 +112,15 @@ def problem_data(ref: str) -> tuple[dict, str, Path]:
     """(the problem's data, its content hash, the path its domain reference is relative to).
 
     A file's hash is of its bytes; a problem-set entry's, of its data with the set's defaults."""
-    from engine import problemsets
-    from engine.files import parse_text
+    from groundplan.engine import problemsets
+    from groundplan.engine.files import parse_text
 
     if problemsets.is_set_reference(ref):
         data, _ = problemsets.read_problem(ref)
         blob = json.dumps(data, sort_keys=True).encode()
         origin = Path(problemsets.split_reference(ref)[0])
     else:
-        from engine.files import read_file_bytes
+        from groundplan.engine.files import read_file_bytes
 
         blob = read_file_bytes(ref)  # checked: a FIFO or a device named as a problem would block or never end
         data = parse_text(blob.decode("utf-8"), ref, yaml_syntax=Path(ref).suffix.lower() in (".yaml", ".yml"))

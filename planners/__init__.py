@@ -1,6 +1,6 @@
 """Oracle planners over the engine's own states: there is no second model of any world.
 
-    from planners import solve
+    from groundplan.planners import solve
     result = solve(task, planner="astar", heuristic="hmax", time_limit=60)
     result.status, result.cost, result.plan
 
@@ -29,8 +29,8 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
     (engine.budget): a problem too large to ground within them ends in `timeout` or `memout`."""
     import time
 
-    from engine.budget import limited
-    from engine.errors import ResourceLimit
+    from groundplan.engine.budget import limited
+    from groundplan.engine.errors import ResourceLimit
 
     began = time.perf_counter()
     try:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from engine.cli import handles_errors
+from groundplan.engine.cli import handles_errors
 
 from . import PLANNERS
 from .heuristics import ADMISSIBLE, NAMES as HEURISTICS
@@ -40,15 +40,15 @@ def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json,
     """Compute a plan; optimal planners prove their cost (status solved-optimal)."""
     import time
 
-    from engine.cli import EXIT_USAGE, _fail
+    from groundplan.engine.cli import EXIT_USAGE, _fail
     if fd_search is not None:
         if planner != "fd":
             _fail("error: --fd-search needs --planner fd", EXIT_USAGE, as_json)
         heuristic = fd_search
 
-    from engine.budget import alarm, cap_address_space
-    from engine.errors import ResourceLimit
-    from engine.task import Task
+    from groundplan.engine.budget import alarm, cap_address_space
+    from groundplan.engine.errors import ResourceLimit
+    from groundplan.engine.task import Task
 
     from . import PlanResult, solve
 
@@ -91,7 +91,7 @@ def store_result(path: str, result) -> None:
     `upper_bound`) and the highest proven `lower_bound`; when the two meet, the optimum is proven."""
     from pathlib import Path
 
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     in_set = problemsets.is_set_reference(path)
     file = Path(path)

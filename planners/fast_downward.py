@@ -60,8 +60,8 @@ def is_admissible(search: str) -> bool:
 def plan_with_fast_downward(task, search: str = DEFAULT_SEARCH, time_limit: float | None = None,
                             memory_limit: float | None = None) -> PlanResult:
     """Run Fast Downward on the task's export; a PlanResult in our vocabulary, the plan replayed."""
-    from engine.pddl.writer import ExportError, export_pddl
-    from engine.validate import validate_plan
+    from groundplan.engine.pddl.writer import ExportError, export_pddl
+    from groundplan.engine.validate import validate_plan
 
     began = time.perf_counter()
     name = "fd"

@@ -4,9 +4,9 @@ from __future__ import annotations
 import resource
 import time
 
-from engine.budget import poll
-from engine.budget import resident_mb as current_rss_mb  # noqa: F401  (the name planners have always used)
-from engine.errors import ResourceLimit
+from groundplan.engine.budget import poll
+from groundplan.engine.budget import resident_mb as current_rss_mb  # noqa: F401  (the name planners have always used)
+from groundplan.engine.errors import ResourceLimit
 
 
 def rss_mb() -> float:

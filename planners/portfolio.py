@@ -45,7 +45,7 @@ def choices(task, start=None) -> list[tuple[str, str | None, float, str]]:
 def _every_action_costs_one(task) -> bool:
     """Unit costs as the domain writes them (`unit_costs` also asks for no created objects, which
     the prover handles: the kitchen's water)."""
-    from engine import model as m
+    from groundplan.engine import model as m
 
     if task.agent_mode == "simultaneous" and len(task.agents) > 1:
         return False
@@ -53,7 +53,7 @@ def _every_action_costs_one(task) -> bool:
 
 
 def _fast_downward_can_read(task) -> bool:
-    from engine.pddl.writer import ExportError, export_pddl
+    from groundplan.engine.pddl.writer import ExportError, export_pddl
 
     from .fast_downward import driver
 

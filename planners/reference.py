@@ -38,7 +38,7 @@ def reprove_or_refuse(task) -> Reproof | None:
     and plan-eval's loading both do before trusting a stored optimum."""
     verdict = reprove(task)
     if verdict is not None and verdict.status == WRONG:
-        from engine.errors import ModelError
+        from groundplan.engine.errors import ModelError
 
         raise ModelError(verdict.errors)
     return verdict
@@ -47,8 +47,8 @@ def reprove_or_refuse(task) -> Reproof | None:
 def reprove(task, seconds: float | None = None) -> Reproof | None:
     """The verdict on the problem's stored optimum when it has no plan to replay, else None
     (`engine.validate.stored_cost_unchecked` says which); `seconds` defaults to REPROVE_SECONDS."""
-    from engine.errors import Diagnostic, pointer
-    from engine.validate import _num, _same, stored_cost_unchecked
+    from groundplan.engine.errors import Diagnostic, pointer
+    from groundplan.engine.validate import _num, _same, stored_cost_unchecked
 
     if not stored_cost_unchecked(task):
         return None

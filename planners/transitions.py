@@ -6,7 +6,7 @@ Waiting is whatever the domain calls its no-op action; timers are part of the st
 """
 from __future__ import annotations
 
-from engine.task import Task
+from groundplan.engine.task import Task
 
 
 class Transitions:

@@ -19,8 +19,8 @@ def copy_problem(tmp_path, source: str, domain: str):
 
 def blocks_task(data):
     """The engine's task of a generated blocksworld problem (see blocks_problems)."""
-    from engine import Task
-    from engine.loader import build_problem, load_domain
+    from groundplan.engine import Task
+    from groundplan.engine.loader import build_problem, load_domain
 
     return Task(build_problem(data, "<gen>", None, domain=load_domain("domains/blocksworld/domain.json")))
 
@@ -55,8 +55,8 @@ def blocks_problems(draw):
 def in_turns(path: str):
     """A multi-agent kitchen task with the robots taking turns (the domain's default is any robot
     at any step): what the turn-scheduling planners and their tests are about."""
-    from engine import Task
-    from engine.loader import build_problem
+    from groundplan.engine import Task
+    from groundplan.engine.loader import build_problem
 
     data = json.loads(Path(path).read_text())
     data["agents"] = {"mode": "turns"}

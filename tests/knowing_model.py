@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 
-from agents import Limits, run_episode
-from agents.baselines import OracleAgent
-from agents.llm.preview import first_request
-from agents.profile import profile_for, strategies
-from agents.questions import question_for
-from engine.task import Task
+from groundplan.agents import Limits, run_episode
+from groundplan.agents.baselines import OracleAgent
+from groundplan.agents.llm.preview import first_request
+from groundplan.agents.profile import profile_for, strategies
+from groundplan.agents.questions import question_for
+from groundplan.engine.task import Task
 
 NOT_PLACED = "I cannot tell which problem this request is about."
 
@@ -33,7 +33,7 @@ def world_profile(world: str):
     prompts.yaml) is the generic one."""
     from pathlib import Path
 
-    from agents.profile import _load
+    from groundplan.agents.profile import _load
 
     return _load(world, None if world == "classics" else str(Path("domains", world).resolve()))
 
@@ -87,7 +87,7 @@ class KnowingModel:
 
     @staticmethod
     def _declares(profile, line: str) -> bool:
-        from agents.interpret import declaration
+        from groundplan.agents.interpret import declaration
 
         return declaration(line, profile.loop.get("declarations") or {}) in ("impossible", "unreachable")
 
@@ -95,14 +95,14 @@ class KnowingModel:
         if spec.get("prompt"):  # a world's own one-shot prompt (GRASP): the list it asks for
             return "[" + ", ".join(lines) + "]"
         if spec.get("shots"):  # a few-shot completion prompt (PPNL): its answer marker, then the moves
-            from agents.llm import shots
+            from groundplan.agents.llm import shots
 
             data = shots.load(str(profile.world_file(spec["shots"])))
             if len(lines) == 1 and self._declares(profile, lines[0]):
                 lines = [data["declare"][0]]
             marker = data["answer_after"][0].replace("{k}", "1")
             return (f"{marker} " if marker else "") + " ".join(lines)
-        from agents.llm.agent import spec_reads_plan
+        from groundplan.agents.llm.agent import spec_reads_plan
 
         if spec_reads_plan(spec, strategy):
             return "Plan:\n" + "\n".join(lines)

@@ -56,7 +56,7 @@ class Replay:
 @functools.lru_cache(maxsize=None)
 def replay(path: str) -> Replay:
     """The file's stored plan validated against the file (as `validate_plan` does), once a session."""
-    from engine import Task, validate_plan
+    from groundplan.engine import Task, validate_plan
 
     task = Task.load(path)
     result = validate_plan(task, json.load(open(path))["optimal"]["plan"])

@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from agents import Limits, make_agent, run_episode
-from agents.loop import DECLARED, GOAL, PLAN_EXHAUSTED, PLAN_INVALID, STEP_CAP, WRONG_DECLARATION, state_hash
-from engine.errors import GroundplanError
-from engine.task import Task
+from groundplan.agents import Limits, make_agent, run_episode
+from groundplan.agents.loop import DECLARED, GOAL, PLAN_EXHAUSTED, PLAN_INVALID, STEP_CAP, WRONG_DECLARATION, state_hash
+from groundplan.engine.errors import GroundplanError
+from groundplan.engine.task import Task
 
 SYNC = "problems/sync/02_lettuce_sandwich_s42.json"
 ASYNC_BASE = "domains/kitchen/tasks/async/01_cheese_chicken_sandwich.json"
@@ -136,7 +136,7 @@ def test_unknown_agents_and_options_are_clear_errors():
 def test_turn_based_robots_alternate():
     import json
 
-    from engine.loader import build_problem
+    from groundplan.engine.loader import build_problem
 
     path = "problems/multiagent/01_lettuce_burger_s42.json"
     data = json.load(open(path))
@@ -155,7 +155,7 @@ def test_turn_based_robots_alternate():
 def test_the_gymnasium_adapter_plays_a_problem(sync_task):
     import gymnasium
 
-    import agents.gym  # noqa: F401  (registers the environment)
+    import groundplan.agents.gym  # noqa: F401  (registers the environment)
 
     env = gymnasium.make("groundplan/Problem-v0", problem=SYNC)
     obs, info = env.reset(seed=0)

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.cli import main as groundplan
-from engine.task import Task
-from engine.validate import check_references
-from evals.cli import run as plan_eval
-from evals.summary import markdown, summarise, to_csv
+from groundplan.engine.cli import main as groundplan
+from groundplan.engine.task import Task
+from groundplan.engine.validate import check_references
+from groundplan.evals.cli import run as plan_eval
+from groundplan.evals.summary import markdown, summarise, to_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 BABYAI = {"predict": "GoToObj-s1", "plan": "GoToRedBall-Small-4Dists-s1", "decompose": "GoToObj-s1"}
@@ -144,8 +144,8 @@ def test_an_optimum_stored_without_a_plan_is_re_proven(tmp_path):
 def test_an_unverified_optimum_is_marked_and_an_episode_below_a_proven_one_fails_the_run(tmp_path, monkeypatch):
     """A search that proves nothing in time leaves the stored 13 unverified; the oracle's 11 steps
     then prove it wrong: the line says so, the summary names the problem, and the exit code is 1."""
-    import planners.reference as PR
-    from planners.result import TIMEOUT, PlanResult
+    import groundplan.planners.reference as PR
+    from groundplan.planners.result import TIMEOUT, PlanResult
 
     monkeypatch.setattr(PR, "_search", lambda task, seconds: PlanResult(TIMEOUT, "bfs", reason="made up by the test"))
     path = _gripper(tmp_path, 13)

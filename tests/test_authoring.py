@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine import Task
-from engine.cli import main
-from engine.errors import Diagnostic, ModelError
-from engine.loader import build_problem, load_domain, load_problem
-from engine.render import render
+from groundplan.engine import Task
+from groundplan.engine.cli import main
+from groundplan.engine.errors import Diagnostic, ModelError
+from groundplan.engine.loader import build_problem, load_domain, load_problem
+from groundplan.engine.render import render
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -349,7 +349,7 @@ def test_the_schemas_accept_comment_keys_for_editors():
     """Editors that validate against engine/schema/*.json must not flag a comment."""
     from jsonschema import Draft202012Validator
 
-    from engine.loader import _validators
+    from groundplan.engine.loader import _validators
 
     _validators.cache_clear()
     commented = with_comments(LOGISTICS)
@@ -361,7 +361,7 @@ def test_the_schemas_accept_comment_keys_for_editors():
 
 # ------------------------------------------------------------------ 9. --heuristic help
 def test_plan_help_names_every_heuristic():
-    from planners.heuristics import NAMES
+    from groundplan.planners.heuristics import NAMES
 
     code, out = run("plan", "--help")
     flat = " ".join(out.split())

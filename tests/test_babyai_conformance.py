@@ -13,13 +13,13 @@ import pytest
 
 minigrid = pytest.importorskip("minigrid")
 
-from domains.babyai.conformance import replay_both  # noqa: E402
-from domains.babyai.convert import grid_objects, problem_from_env  # noqa: E402
-from domains.babyai.expert import make_expert  # noqa: E402
-from domains.babyai.generate import reset  # noqa: E402
-from domains.babyai.levels import LEVELS, PLAN_ENVS  # noqa: E402
-from engine import Task  # noqa: E402
-from engine.loader import build_problem  # noqa: E402
+from groundplan.domains.babyai.conformance import replay_both  # noqa: E402
+from groundplan.domains.babyai.convert import grid_objects, problem_from_env  # noqa: E402
+from groundplan.domains.babyai.expert import make_expert  # noqa: E402
+from groundplan.domains.babyai.generate import reset  # noqa: E402
+from groundplan.domains.babyai.levels import LEVELS, PLAN_ENVS  # noqa: E402
+from groundplan.engine import Task  # noqa: E402
+from groundplan.engine.loader import build_problem  # noqa: E402
 
 SEEDS = range(1000, 1032)
 
@@ -118,7 +118,7 @@ def test_unlock_63_is_proven_unsolvable():
 
     import gymnasium as gym
 
-    from domains.babyai.oracle import solve
+    from groundplan.domains.babyai.oracle import solve
 
     env = gym.make("BabyAI-Unlock-v0").unwrapped
     with contextlib.redirect_stdout(io.StringIO()):

@@ -6,10 +6,10 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from engine import Task, problemsets
-from engine.compile import NumericError
-from engine.errors import ModelError
-from engine.loader import build_problem, load_domain
+from groundplan.engine import Task, problemsets
+from groundplan.engine.compile import NumericError
+from groundplan.engine.errors import ModelError
+from groundplan.engine.loader import build_problem, load_domain
 
 DOMAIN = {
     "groundplan": "1", "name": "counter",

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from domains.babyai import omnibot
-from domains.babyai.omnibot import RunResult, SubgoalError, default_run, execute, parse_mission
-from engine import Task
-from engine.loader import build_problem
+from groundplan.domains.babyai import omnibot
+from groundplan.domains.babyai.omnibot import RunResult, SubgoalError, default_run, execute, parse_mission
+from groundplan.engine import Task
+from groundplan.engine.loader import build_problem
 
 FIXTURES = {
     'GoToLocal-s2': (
@@ -174,7 +174,7 @@ def _decompose_sample(per_level=2):
     path = next((p for p in DECOMPOSE_SETS if p.exists()), None)
     if path is None:
         return None
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     rows, seen = [], {}
     for name in problemsets.names(str(path)):
@@ -203,8 +203,8 @@ def test_help_counts_agree_with_the_decompose_set():
 @pytest.mark.parametrize("level,seed", [("GoToSeq", 4), ("SynthSeq", 7), ("BossLevel", 47), ("PutNextLocal", 3)])
 def test_help_counts_agree_with_minigrids_expert(level, seed):
     pytest.importorskip("minigrid")
-    from domains.babyai.convert import problem_from_env
-    from domains.babyai.generate import expert_run, reset
+    from groundplan.domains.babyai.convert import problem_from_env
+    from groundplan.domains.babyai.generate import expert_run, reset
 
     env = reset(level, seed)
     task = Task(build_problem(problem_from_env(env, f"{level}-s{seed}"), "x.json", None))

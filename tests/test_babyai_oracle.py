@@ -5,11 +5,11 @@ finish, never be longer than the expert's stored sequence, and its estimate must
 the true cost from any state of a plan (admissibility, checked along random walks too)."""
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from domains.babyai.oracle import Estimate, solve
-from engine import Task, problemsets
-from engine.testing import law_violations, replay_choices
-from engine.validate import validate_plan
-from planners.search import best_first, breadth_first
+from groundplan.domains.babyai.oracle import Estimate, solve
+from groundplan.engine import Task, problemsets
+from groundplan.engine.testing import law_violations, replay_choices
+from groundplan.engine.validate import validate_plan
+from groundplan.planners.search import best_first, breadth_first
 
 PREDICT = "problems/babyai/predict.jsonl.gz"
 PLAN = "problems/babyai/plan.jsonl.gz"

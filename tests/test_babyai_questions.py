@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from agents import make_agent, run_episode
-from agents.loop import ANSWER_RIGHT, ANSWER_WRONG, INVALID_OUTPUT
-from engine import Task, problemsets
+from groundplan.agents import make_agent, run_episode
+from groundplan.agents.loop import ANSWER_RIGHT, ANSWER_WRONG, INVALID_OUTPUT
+from groundplan.engine import Task, problemsets
 from llm_server import ScriptedServer
 
 SETS = "problems/babyai/{}.jsonl.gz"
@@ -54,7 +54,7 @@ def test_an_llm_answers_each_task_through_litellm():
     predict = Task.load(f"{SETS.format('predict')}#BossLevel-s47")
     plan = Task.load(f"{SETS.format('plan')}#GoToRedBall-Small-4Dists-s1")
     decompose = Task.load(f"{SETS.format('decompose')}#GoTo-s54")
-    from domains.babyai import questions
+    from groundplan.domains.babyai import questions
 
     script = [{"text": "Thinking it through... The agent's final state is: ((19, 18), 0)", "usage": (900, 40)},
               {"text": "Let me plan.\n" + questions.oracle_answer(plan), "usage": (800, 30)},
@@ -91,7 +91,7 @@ def test_an_unknown_strategy_for_a_question_is_a_clear_error():
 def test_plan_eval_scores_a_set_sample_and_groups_as_the_paper_does(tmp_path):
     from click.testing import CliRunner
 
-    from evals.cli import run
+    from groundplan.evals.cli import run
 
     refs = rows("plan", 500)
     result = CliRunner().invoke(run, [*refs, "--agent", "oracle", "--agent", "random", "--out", str(tmp_path / "run"),

@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from domains.babyai import metrics, tasks, text
-from domains.babyai.tasks import ParseError
+from groundplan.domains.babyai import metrics, tasks, text
+from groundplan.domains.babyai.tasks import ParseError
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = Path(os.environ.get("BABYAI_SETS_DIR", ROOT / "problems" / "babyai"))  # override to test other sets
@@ -408,7 +408,7 @@ def _set_file(kind: str) -> Path | None:
 
 def _sample(kind: str):
     """The set file and the first row of each of its 16 environments."""
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     path = _set_file(kind)
     if path is None:
@@ -433,7 +433,7 @@ def test_oracle_scores_full_marks_on_generated_rows(kind):
 
 def test_decompose_oracle_on_generated_rows():
     omnibot = pytest.importorskip("domains.babyai.omnibot")
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     path, names = _sample("decompose")
     predict = _set_file("predict")
@@ -451,7 +451,7 @@ def test_decompose_oracle_on_generated_rows():
 
 def test_command_line(tmp_path, capsys):
     pytest.importorskip("domains.babyai.omnibot")
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     path = tmp_path / "rows.jsonl"
     problemsets.write(path, [_row(kind) for kind in tasks.TASKS], {"problem_set": "babyai-test",

@@ -9,10 +9,10 @@ import re
 
 from click.testing import CliRunner
 
-from engine import Task
-from engine.cli import main
-from engine.progress import Counter
-from engine.testing import _compiled, all_groundings, check_task, replay_choices
+from groundplan.engine import Task
+from groundplan.engine.cli import main
+from groundplan.engine.progress import Counter
+from groundplan.engine.testing import _compiled, all_groundings, check_task, replay_choices
 
 SOKOBAN = "problems/sokoban/two-boxes-6x6.json"
 

@@ -5,7 +5,7 @@ import sys
 
 from click.testing import CliRunner
 
-from engine.cli import main
+from groundplan.engine.cli import main
 
 
 def run(*args):
@@ -68,7 +68,7 @@ def test_check_command():
 
 
 def test_help_is_fast_and_imports_nothing_heavy():
-    code = ("import sys, time; t=time.perf_counter(); import engine.cli; "
+    code = ("import sys, time; t=time.perf_counter(); import groundplan.engine.cli; "
             "heavy=[m for m in ('litellm','ortools','matplotlib','networkx','jsonschema') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -86,7 +86,7 @@ def test_plan_polish_re_optimises_a_satisficing_plan():
     code, out = run("plan", name, "--planner", "explore", "--time-limit", "30", "--polish", "20", "--json")
     polished = json.loads(out)
     assert code == 0 and polished["status"] == "solved-satisficing"
-    from engine import Task, validate_plan
+    from groundplan.engine import Task, validate_plan
     check = validate_plan(Task.load(name), polished["plan"])
     assert check.valid and check.cost == polished["cost"] <= plain["cost"]
     assert polished["planner"].endswith("+ windows") == (polished["cost"] < plain["cost"])

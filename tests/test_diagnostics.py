@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.errors import Diagnostic, ModelError
-from engine.files import MAX_DEPTH
-from engine.loader import load_domain, load_problem
-from engine.task import Task
+from groundplan.engine.errors import Diagnostic, ModelError
+from groundplan.engine.files import MAX_DEPTH
+from groundplan.engine.loader import load_domain, load_problem
+from groundplan.engine.task import Task
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = json.loads((ROOT / "domains" / "blocksworld" / "domain.json").read_text())

@@ -39,8 +39,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.errors import ModelError
-from engine.loader import build_problem, load_domain
+from groundplan.engine.errors import ModelError
+from groundplan.engine.loader import build_problem, load_domain
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
@@ -265,7 +265,7 @@ class DocChecker:
     def run(self, command: str, expected: str) -> str:
         from click.testing import CliRunner
 
-        from engine.cli import main
+        from groundplan.engine.cli import main
 
         args = shlex.split(command)
         if args == ["echo", "$?"]:
@@ -354,8 +354,8 @@ def test_every_data_block_has_a_kind():
 
 
 def test_tutorial_problem_is_solved_with_the_stated_cost(tmp_path, monkeypatch):
-    from engine import Task
-    from planners import solve
+    from groundplan.engine import Task
+    from groundplan.planners import solve
 
     doc = ROOT / "docs" / "authoring.md"
     text = doc.read_text(encoding="utf-8")

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agents import make_agent, run_episode
-from agents.loop import GOAL
-from engine import Task
-from engine.cli import main
-from engine.loader import load_domain
-from engine.testing import check_task
-from engine.validate import check_references, validate_plan
-from planners import solve
+from groundplan.agents import make_agent, run_episode
+from groundplan.agents.loop import GOAL
+from groundplan.engine import Task
+from groundplan.engine.cli import main
+from groundplan.engine.loader import load_domain
+from groundplan.engine.testing import check_task
+from groundplan.engine.validate import check_references, validate_plan
+from groundplan.planners import solve
 
 ROOT = Path(__file__).resolve().parent.parent
 SOKOBAN = sorted((ROOT / "problems" / "sokoban").glob("*.json"))
@@ -100,7 +100,7 @@ def test_the_derived_and_the_inline_sokoban_goal_have_the_same_optimum():
 
 @pytest.mark.parametrize("path", SOKOBAN, ids=rel)
 def test_each_sokoban_problem_is_its_map_regenerated(path):
-    from domains.sokoban.generate import problem
+    from groundplan.domains.sokoban.generate import problem
 
     data = json.loads(path.read_text())
     again = problem(data["metadata"]["map"], data["name"], inline_goal=path.stem.endswith("-inline"))
@@ -110,7 +110,7 @@ def test_each_sokoban_problem_is_its_map_regenerated(path):
 
 @pytest.mark.parametrize("path", LOGISTICS, ids=rel)
 def test_each_logistics_problem_is_its_options_regenerated(path):
-    from domains.logistics.generate import generate
+    from groundplan.domains.logistics.generate import generate
 
     data = json.loads(path.read_text())
     options = data["metadata"]["options"]
@@ -135,8 +135,8 @@ def test_groundplan_generate_runs_both_generators(tmp_path):
 
 
 def test_generators_refuse_impossible_input(tmp_path):
-    from domains.logistics.generate import generate
-    from domains.sokoban.generate import problem
+    from groundplan.domains.logistics.generate import generate
+    from groundplan.domains.sokoban.generate import problem
 
     with pytest.raises(ValueError, match="exactly one player"):
         problem(["#@$.@#"], "two-players")
@@ -152,7 +152,7 @@ def test_generators_refuse_impossible_input(tmp_path):
 
 def test_the_outside_of_a_walled_level_is_no_cell():
     """A level pasted from a collection has blanks outside its walls: they are not floor."""
-    from domains.sokoban.generate import problem
+    from groundplan.domains.sokoban.generate import problem
 
     data = problem(["  ####", "###@ #", "#  $.#", "######"], "walled")
     assert "c0_0" not in data["objects"] and "c1_3" in data["objects"]

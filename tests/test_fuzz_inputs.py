@@ -22,10 +22,10 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import Diagnostic, GroundplanError, ModelError
-from engine.loader import load_domain, load_problem
-from engine.render import FORMATS, render
-from engine.task import Task
+from groundplan.engine.errors import Diagnostic, GroundplanError, ModelError
+from groundplan.engine.loader import load_domain, load_problem
+from groundplan.engine.render import FORMATS, render
+from groundplan.engine.task import Task
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCKS_DOMAIN = json.loads((ROOT / "domains" / "blocksworld" / "domain.json").read_text())

@@ -23,9 +23,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import problemsets
-from engine.budget import alarm
-from engine.cli import main
+from groundplan.engine import problemsets
+from groundplan.engine.budget import alarm
+from groundplan.engine.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [

@@ -6,10 +6,10 @@ from generated import blocks_task
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine import Task
-from planners import heuristics as H
-from planners.heuristics import relaxation
-from planners.heuristics.relaxation import Relaxation
+from groundplan.engine import Task
+from groundplan.planners import heuristics as H
+from groundplan.planners.heuristics import relaxation
+from groundplan.planners.heuristics.relaxation import Relaxation
 
 VARIABLES = ("?x", "?y", "?z")
 

@@ -6,15 +6,15 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agents import make_agent, run_episode
-from agents.base import Agent, Reply
-from domains.grasp import baselines, scoring
-from domains.grasp import grid as G
-from domains.grasp.metrics import episode_metrics
-from engine import Task, problemsets
-from engine.errors import GroundplanError
-from evals.cli import run
-from evals.run import episode_seed
+from groundplan.agents import make_agent, run_episode
+from groundplan.agents.base import Agent, Reply
+from groundplan.domains.grasp import baselines, scoring
+from groundplan.domains.grasp import grid as G
+from groundplan.domains.grasp.metrics import episode_metrics
+from groundplan.engine import Task, problemsets
+from groundplan.engine.errors import GroundplanError
+from groundplan.evals.cli import run
+from groundplan.evals.run import episode_seed
 
 FILE = "problems/grasp/inner_random_free.jsonl"
 BLOCK = "problems/grasp/outer_random_block.jsonl"

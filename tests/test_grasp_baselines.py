@@ -1,6 +1,6 @@
 """GRASP baselines: seeded determinism and the reference code's behaviour (spec section 4)."""
-from domains.grasp import baselines, scoring
-from domains.grasp.grid import OPPOSITE, Grid
+from groundplan.domains.grasp import baselines, scoring
+from groundplan.domains.grasp.grid import OPPOSITE, Grid
 
 RULES4 = {"moves": 4, "carry_limit": 100, "step_cost": 0}
 RULES8 = {"moves": 8, "carry_limit": 2, "step_cost": 0.3}

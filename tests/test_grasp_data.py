@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from domains.grasp import environments, generate
-from domains.grasp.grid import Grid, from_text, to_text
-from engine import Task, problemsets
+from groundplan.domains.grasp import environments, generate
+from groundplan.domains.grasp.grid import Grid, from_text, to_text
+from groundplan.engine import Task, problemsets
 
 FOLDER = environments.PROBLEMS
 

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from domains.grasp import scoring
-from domains.grasp.grid import DIRECTIONS, Grid, to_problem
-from engine import Task
-from engine.loader import build_problem
-from engine.task import UnknownAction
+from groundplan.domains.grasp import scoring
+from groundplan.domains.grasp.grid import DIRECTIONS, Grid, to_problem
+from groundplan.engine import Task
+from groundplan.engine.loader import build_problem
+from groundplan.engine.task import UnknownAction
 
 #  start (2,2); energy at (1,2), (0,2), (3,3); obstacles at (2,1), (1,1)
 GRID = Grid((2, 2), frozenset({(2, 1), (1, 1)}), {(1, 2): 1, (0, 2): 1, (3, 3): 1})

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from engine import Task, problemsets
-from engine.errors import ModelError
-from engine.loader import build_problem, load_domain
+from groundplan.engine import Task, problemsets
+from groundplan.engine.errors import ModelError
+from groundplan.engine.loader import build_problem, load_domain
 
 DOMAIN = {
     "groundplan": "1", "name": "corridor", "types": {"spot": "object", "dir": "object"},

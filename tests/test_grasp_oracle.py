@@ -10,8 +10,8 @@ import statistics
 
 import pytest
 
-from domains.grasp import environments, exact, oracle, scoring
-from domains.grasp.grid import BUDGET, DIAGONAL, DIRECTIONS, Grid
+from groundplan.domains.grasp import environments, exact, oracle, scoring
+from groundplan.domains.grasp.grid import BUDGET, DIAGONAL, DIRECTIONS, Grid
 
 
 def brute_force(grid: Grid, moves: int, limit: int, cost: float, budget: int = BUDGET) -> float:
@@ -130,7 +130,7 @@ def _brute_trips(dist, n, budget, capacity, cost):
 
 @pytest.mark.parametrize("seed, capacity, cost", [(1, None, 0), (2, None, 0.3), (3, 2, 0), (4, 2, 0.3), (5, 3, 0.1)])
 def test_orienteering_model_equals_enumeration_on_small_matrices(seed, capacity, cost):
-    from planners.routing.orienteering import solve_trips
+    from groundplan.planners.routing.orienteering import solve_trips
 
     rng = random.Random(seed)
     points = [(0, 0)] + [(rng.randint(-3, 3), rng.randint(-3, 3)) for _ in range(6)]

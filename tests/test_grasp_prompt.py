@@ -1,6 +1,6 @@
 """The GRASP prompt (data) and the reference's parsing of one-shot answers."""
-from domains.grasp import prompt
-from domains.grasp.grid import Grid
+from groundplan.domains.grasp import prompt
+from groundplan.domains.grasp.grid import Grid
 
 GRID = Grid((5, 5), frozenset({(0, 0)}), {(1, 1): 1})
 

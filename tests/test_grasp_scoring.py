@@ -9,8 +9,8 @@ import statistics
 
 import pytest
 
-from domains.grasp import baselines, environments, scoring
-from domains.grasp.grid import Grid
+from groundplan.domains.grasp import baselines, environments, scoring
+from groundplan.domains.grasp.grid import Grid
 
 GRID = Grid((2, 2), frozenset({(2, 1)}), {(1, 2): 1, (1, 3): 1, (3, 3): 1})
 

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.cli import main
-from engine.errors import ModelError
-from engine.files import MAX_FILE_BYTES, read_data
-from engine.loader import load_domain, load_problem
-from engine.task import Task
-from engine.validate import check_references, parse_plan_text, read_plan
+from groundplan.engine.cli import main
+from groundplan.engine.errors import ModelError
+from groundplan.engine.files import MAX_FILE_BYTES, read_data
+from groundplan.engine.loader import load_domain, load_problem
+from groundplan.engine.task import Task
+from groundplan.engine.validate import check_references, parse_plan_text, read_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 SUSSMAN = json.loads((ROOT / "problems" / "blocksworld" / "sussman.json").read_text())
@@ -39,7 +39,7 @@ def run(*args):
 
 def run_process(*args, timeout=20):
     """The real command in a child process: a regression that blocks fails here instead of hanging."""
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "groundplan.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)
 
 
@@ -344,7 +344,7 @@ def test_an_absurd_max_steps_is_refused_with_its_pointer(tmp_path):
 
 
 def test_plan_eval_refuses_an_absurd_step_cap_instead_of_running_forever(tmp_path):
-    from evals.cli import run as plan_eval
+    from groundplan.evals.cli import run as plan_eval
 
     doc = copy.deepcopy(SUSSMAN)
     doc.pop("optimal", None)
@@ -352,7 +352,7 @@ def test_plan_eval_refuses_an_absurd_step_cap_instead_of_running_forever(tmp_pat
     doc["goal"] = {"and": [["on", "a", "b"], ["on", "b", "a"]]}  # never reached
     problem = write(tmp_path / "endless.json", doc)
     # a child process with a timeout: the regression ran without end
-    done = subprocess.run([sys.executable, "-m", "evals.cli", str(problem), "--agent", "random", "--steps-to-go-time", "0",
+    done = subprocess.run([sys.executable, "-m", "groundplan.evals.cli", str(problem), "--agent", "random", "--steps-to-go-time", "0",
                            "--out", str(tmp_path / "r")], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "endless.json#/max_steps" in done.stdout + done.stderr and "Traceback" not in done.stderr

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine import Task, validate_plan
-from engine.cli import main
-from engine.loader import build_problem, load_domain
-from planners import PLANNERS, SOLVED_OPTIMAL, STATUSES, solve
-from planners import heuristics as H
+from groundplan.engine import Task, validate_plan
+from groundplan.engine.cli import main
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.planners import PLANNERS, SOLVED_OPTIMAL, STATUSES, solve
+from groundplan.planners import heuristics as H
 
 ADMISSIBLE = ("hmax", "lmcut", "lmcount")
 RELAXED = ADMISSIBLE + ("hff", "hadd")
@@ -154,7 +154,7 @@ def _rich():
 
 
 def _ppnl():
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     path = "problems/ppnl/multi_unseen_env.jsonl"
     return Task.load(f"{path}#{problemsets.names(path)[0]}")

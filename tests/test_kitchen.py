@@ -4,9 +4,9 @@ import json
 import pytest
 import stored_plans
 
-from engine import Task, validate_plan
-from engine.loader import build_problem
-from planners import SOLVED_OPTIMAL, solve
+from groundplan.engine import Task, validate_plan
+from groundplan.engine.loader import build_problem
+from groundplan.planners import SOLVED_OPTIMAL, solve
 
 TASKS = "domains/kitchen/tasks"
 
@@ -185,7 +185,7 @@ def test_sync07_has_a_valid_35_step_plan_against_the_papers_36():
 
 
 def test_observation_as_the_reference_shows_it():
-    from engine.render import render
+    from groundplan.engine.render import render
     t = task("sync/01_cheese_sandwich")
     text = render(t, t.initial_state(), "observation")
     blocks = text.split("\n\n")

@@ -5,8 +5,8 @@ observation lists blocks and actions as the reference prints them.
 The scenarios are small hand-built kitchens, so each test shows the one rule it is about."""
 import pytest
 
-from engine import Task, validate_plan
-from engine.loader import build_problem
+from groundplan.engine import Task, validate_plan
+from groundplan.engine.loader import build_problem
 
 
 def kitchen(stations, items, robots=("robot1",), extra=(), tick_rule=None, agents=None, goal=True):
@@ -173,7 +173,7 @@ def test_turn_taking_stays_an_option_and_costs_waits():
 
 
 def test_the_turn_indicator_passes_on_each_step_but_not_on_the_goal_step():
-    from agents.gym import GroundplanEnv
+    from groundplan.agents.gym import GroundplanEnv
 
     t = _two_robots()
     env = GroundplanEnv(t, max_steps=20)
@@ -212,7 +212,7 @@ def test_stored_multi_agent_plans_and_bounds_are_for_the_any_robot_mode():
 
 # ---------------------------------------------------------------- item 4: what is printed
 def test_player_blocks_come_before_container_blocks_as_the_reference_prints_them():
-    from engine.render import observation
+    from groundplan.engine.render import observation
 
     t = Task.load("domains/kitchen/tasks/async/06_potato_soup.json")
     text = observation(t, t.initial_state())
@@ -222,7 +222,7 @@ def test_player_blocks_come_before_container_blocks_as_the_reference_prints_them
 
 
 def test_a_multi_agent_observation_lists_every_robots_actions_and_no_turn():
-    from engine.render import observation
+    from groundplan.engine.render import observation
 
     t = Task.load("domains/kitchen/tasks/multiagent/01_lettuce_burger.json")
     text = observation(t, t.initial_state())

@@ -4,8 +4,8 @@ import glob
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from engine import Task
-from engine.testing import check_task, law_violations, walks
+from groundplan.engine import Task
+from groundplan.engine.testing import check_task, law_violations, walks
 
 def _sample():
     """Every problem of the small sets; the first two of each large generated set (seeds differ only in layout)."""

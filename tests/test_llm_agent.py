@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from agents import make_agent, run_episode
-from agents.loop import GOAL, INVALID_OUTPUT, PLAN_INVALID
-from engine.task import Task
+from groundplan.agents import make_agent, run_episode
+from groundplan.agents.loop import GOAL, INVALID_OUTPUT, PLAN_INVALID
+from groundplan.engine.task import Task
 from llm_server import ScriptedServer
 
 TASK = "problems/sync/02_lettuce_sandwich_s42.json"

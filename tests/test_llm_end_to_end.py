@@ -13,8 +13,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agents.profile import strategies
-from evals.cli import run as plan_eval
+from groundplan.agents.profile import strategies
+from groundplan.evals.cli import run as plan_eval
 from knowing_model import KnowingModel, accepted, world_profile
 from llm_server import ScriptedServer
 
@@ -52,7 +52,7 @@ def _problems(world: str, strategy: str) -> list[str]:
     tools = (spec.get("loop") or {}).get("tools")
     if tools is None or "impossible" in tools:
         return PROBLEMS[world]
-    from engine.task import Task
+    from groundplan.engine.task import Task
 
     def solvable_with_tools(ref):
         entry = Task.load(ref).problem.optimal or {}

@@ -10,13 +10,13 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from agents import Limits, make_agent, run_episode
-from agents.llm.agent import cut
-from agents.llm.client import Client, DeadlineReached, ModelCallError
-from agents.loop import AGENT_ERROR, GOAL, TIME_LIMIT
-from engine.errors import GroundplanError
-from engine.task import Task
-from evals.cli import run as plan_eval
+from groundplan.agents import Limits, make_agent, run_episode
+from groundplan.agents.llm.agent import cut
+from groundplan.agents.llm.client import Client, DeadlineReached, ModelCallError
+from groundplan.agents.loop import AGENT_ERROR, GOAL, TIME_LIMIT
+from groundplan.engine.errors import GroundplanError
+from groundplan.engine.task import Task
+from groundplan.evals.cli import run as plan_eval
 from llm_server import ScriptedServer
 
 PROBLEM = "problems/sync/02_lettuce_sandwich_s42.json"
@@ -63,7 +63,7 @@ class HangingServer:
 @pytest.fixture(scope="module", autouse=True)
 def litellm_loaded():
     """litellm takes seconds to import; import it once here so it does not count against a deadline."""
-    from agents.llm.client import _litellm
+    from groundplan.agents.llm.client import _litellm
 
     _litellm()
 
@@ -206,7 +206,7 @@ def test_a_provider_that_keeps_failing_counts_every_request(task):
 def test_a_failure_after_a_reprompt_keeps_the_tokens_already_spent(task, monkeypatch):
     script = [{"text": "no plan in this answer", "usage": (50, 5)}]  # a cot answer with no Action line, then 500s
     with ScriptedServer(script) as server:
-        from agents.profile import profile_for
+        from groundplan.agents.profile import profile_for
 
         # Robotouille ends a run with no readable plan at once (plan_reprompts: 0); re-ask here
         monkeypatch.setitem(profile_for(task).loop, "plan_reprompts", 1)
@@ -245,7 +245,7 @@ def test_the_cap_is_an_option_and_says_what_it_cut():
 def test_a_cache_that_cannot_be_written_does_not_cost_the_reply(tmp_path, monkeypatch, capsys):
     import errno
 
-    from agents.llm.cache import DiskCache
+    from groundplan.agents.llm.cache import DiskCache
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -312,7 +312,7 @@ def test_a_key_a_reply_repeats_is_stored_nowhere(tmp_path, monkeypatch, plan):
 
 
 def test_a_cache_entry_written_with_the_key_is_replayed_redacted(tmp_path):
-    from agents.llm.cache import DiskCache
+    from groundplan.agents.llm.cache import DiskCache
 
     cache = DiskCache(tmp_path / "cache")
     client = Client(MODEL, api_base="http://127.0.0.1:9/v1", api_key=FAKE_KEY, cache=cache)

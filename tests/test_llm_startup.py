@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.llm import client
-from evals.pool import Pool
+from groundplan.agents.llm import client
+from groundplan.evals.pool import Pool
 from llm_server import ScriptedServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +51,7 @@ def refuse(event, args):
 
 sys.addaudithook(refuse)
 atexit.register(lambda: print("litellm imported:", "litellm" in sys.modules, file=sys.stderr))
-from evals.cli import main
+from groundplan.evals.cli import main
 sys.exit(main(sys.argv[1:]))
 '''
 
@@ -141,6 +141,6 @@ def test_each_worker_starts_up_before_its_first_episode_and_says_how_long():
     ([12.41, 12.73], "Ray worker", "12.4-12.7 s in each of its 2 Ray workers"),
 ])
 def test_the_start_up_line(seconds, where, said):
-    from evals.run import startup_note
+    from groundplan.evals.run import startup_note
 
     assert said in startup_note(seconds, where)

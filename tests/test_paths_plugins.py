@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agents import Limits, make_agent, run_episode
-from engine import problemsets
-from engine.cli import main
-from engine.errors import ModelError
-from engine.loader import load_domain, load_problem, plugin_world, resolve_domain_reference, world_module
-from engine.paths import DOMAINS_DIR, PROBLEMS_DIR
-from engine.task import Task
-from evals.metrics import episode_row
+from groundplan.agents import Limits, make_agent, run_episode
+from groundplan.engine import problemsets
+from groundplan.engine.cli import main
+from groundplan.engine.errors import ModelError
+from groundplan.engine.loader import load_domain, load_problem, plugin_world, resolve_domain_reference, world_module
+from groundplan.engine.paths import DOMAINS_DIR, PROBLEMS_DIR
+from groundplan.engine.task import Task
+from groundplan.evals.metrics import episode_row
 
 SUSSMAN = PROBLEMS_DIR / "blocksworld" / "sussman.json"
 BLOCKS = json.loads((DOMAINS_DIR / "blocksworld" / "domain.json").read_text())
@@ -50,7 +50,7 @@ def test_a_domain_does_not_get_plug_ins_by_claiming_a_name(tmp_path, name):
 
 def test_plan_eval_asks_a_renamed_domain_for_its_own_baselines(tmp_path):
     """A blocksworld copy named 'grasp' has no baselines: refused before the run, not at its first episode."""
-    from evals.cli import run
+    from groundplan.evals.cli import run
 
     _sussman_against(tmp_path, dict(BLOCKS, name="grasp"))
     result = CliRunner().invoke(run, [str(tmp_path / "p.json"), "--agent", "baseline:greedy", "--out", str(tmp_path / "r")])
@@ -208,7 +208,7 @@ def test_replay_still_finds_plans_in_subfolders_and_by_flattened_names(tmp_path)
 
 def test_the_summary_asks_the_plug_in_that_scored_the_rows_not_the_domain_name():
     """Rows of a blocksworld copy named 'grasp' (no plug-in) must not get GRASP's summary columns."""
-    from evals.summary import _plugin_columns
+    from groundplan.evals.summary import _plugin_columns
 
     rows = [{"world": "grasp", "plugin_world": None, "success": True, "steps": 3}]
     assert _plugin_columns(rows) == {}

@@ -10,12 +10,12 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from engine import Task, validate_plan
-from engine.errors import ModelError
-from engine.loader import build_problem, load_domain
-from engine.pddl.reader import import_pddl
-from engine.pddl.writer import ExportError, export_pddl
-from planners import SOLVED_OPTIMAL, solve
+from groundplan.engine import Task, validate_plan
+from groundplan.engine.errors import ModelError
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.engine.pddl.reader import import_pddl
+from groundplan.engine.pddl.writer import ExportError, export_pddl
+from groundplan.planners import SOLVED_OPTIMAL, solve
 
 from generated import blocks_problems, blocks_task
 
@@ -123,7 +123,7 @@ def test_a_problem_for_another_domain_is_refused(tmp_path):
 def test_import_pddl_writes_files_that_load(tmp_path):
     from click.testing import CliRunner
 
-    from engine.cli import main
+    from groundplan.engine.cli import main
 
     (tmp_path / "transport.pddl").write_text(TRANSPORT)
     (tmp_path / "delivery.pddl").write_text(DELIVERY)
@@ -190,7 +190,7 @@ def test_what_pddl_cannot_say_is_refused_by_name():
 
 
 def _ppnl_constrained():
-    from engine.problemsets import names
+    from groundplan.engine.problemsets import names
 
     path = "problems/ppnl/multi_unseen_env.jsonl"
     for name in names(path):
@@ -217,7 +217,7 @@ def test_names_pddl_cannot_hold_are_mapped_and_read_back():
 
 # ---------------------------------------------------------------- Fast Downward and pyperplan
 def _fast_downward():
-    from planners.fast_downward import driver
+    from groundplan.planners.fast_downward import driver
 
     if driver() is None:
         pytest.skip("Fast Downward is not installed (pip install -e '.[test]' installs up-fast-downward)")
@@ -326,7 +326,7 @@ def test_unified_plannings_pddl_imports_and_fast_downward_agrees(name, tmp_path)
     task = _task(ours_domain, converted[0])
     ours = solve(task, planner="astar", heuristic="hmax", time_limit=60)
     assert ours.status == SOLVED_OPTIMAL
-    from planners.fast_downward import driver
+    from groundplan.planners.fast_downward import driver
     if driver() is None:
         pytest.skip("Fast Downward is not installed")
     theirs = solve(task, planner="fd", time_limit=60)
@@ -393,7 +393,7 @@ def test_cost_arithmetic_is_folded_and_nested_conditions_are_flattened(tmp_path)
     assert "(increase (total-cost) 2)" in export.domain and "(when (and (at-robby ?r) (free ?g))" in export.domain
     back = _round_trip(task, tmp_path)
     assert solve(back, planner="ucs").cost == solve(task, planner="ucs").cost
-    from planners.fast_downward import driver
+    from groundplan.planners.fast_downward import driver
     if driver() is not None:
         assert solve(task, planner="fd", time_limit=60).cost == solve(task, planner="ucs").cost
 
@@ -414,7 +414,7 @@ def test_names_that_pddl_reserves_or_shares_are_renamed_and_small_numbers_have_n
 
 
 def test_a_search_option_that_changes_costs_is_never_called_optimal():
-    from planners.fast_downward import is_admissible
+    from groundplan.planners.fast_downward import is_admissible
     assert is_admissible("astar(lmcut())") and is_admissible("astar(max([hmax(), lmcut()]))")
     assert not is_admissible("astar(blind(), cost_type=one)") and not is_admissible("lazy_greedy([ff()])")
 
@@ -458,7 +458,7 @@ def test_the_same_names_in_different_sections_and_type_parents_are_not_duplicate
 def test_import_pddl_of_an_action_defined_twice_exits_1_naming_the_line(tmp_path):
     from click.testing import CliRunner
 
-    from engine.cli import main
+    from groundplan.engine.cli import main
 
     (tmp_path / "d.pddl").write_text("(define (domain d) (:requirements :strips)\n (:predicates (p) (q))\n"
                                      " (:action go :parameters () :precondition (p) :effect (q))\n"

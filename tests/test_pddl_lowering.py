@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Task
-from engine.loader import build_problem, load_domain
-from engine.pddl.lower import lower
-from engine.pddl.writer import ExportError, export_pddl
-from planners import SOLVED_OPTIMAL, solve
+from groundplan.engine import Task
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.engine.pddl.lower import lower
+from groundplan.engine.pddl.writer import ExportError, export_pddl
+from groundplan.planners import SOLVED_OPTIMAL, solve
 
 LAB = {
     "groundplan": "1", "name": "timer-lab",

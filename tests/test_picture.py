@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Task
-from engine.errors import GroundplanError
-from engine.loader import build_problem, load_domain
-from engine.picture import scene
-from engine.problemsets import expand
+from groundplan.engine import Task
+from groundplan.engine.errors import GroundplanError
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.engine.picture import scene
+from groundplan.engine.problemsets import expand
 
 
 def first(ref: str, k: int = 0) -> Task:

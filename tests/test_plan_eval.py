@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evals.cli import report, run
+from groundplan.evals.cli import report, run
 
 KITCHEN = ["problems/sync/01_cheese_sandwich_s42.json", "problems/sync/02_lettuce_sandwich_s42.json",
            "problems/sync/04_burger_s42.json"]
@@ -65,7 +65,7 @@ def test_kill_minus_9_then_resume_gives_the_uninterrupted_summary(tmp_path, many
     assert code == 0
     cut = tmp_path / "cut"
     env = dict(os.environ, PYTHONPATH=str(Path.cwd()))
-    proc = subprocess.Popen([sys.executable, "-m", "evals.cli", *problems, *args, "--out", str(cut)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "groundplan.evals.cli", *problems, *args, "--out", str(cut)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     episodes = cut / "episodes.jsonl"
     deadline = time.time() + 120
@@ -134,7 +134,7 @@ def test_usage_errors_are_clear(tmp_path):
 
 def test_world_metric_plug_ins_reach_the_summary(tmp_path):
     """GRASP's and PPNL's own metrics appear per episode and per group; the oracle matches the stored optima."""
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     grasp = "problems/grasp/inner_cluster_free.jsonl"
     refs = [f"{grasp}#{n}" for n in problemsets.names(grasp)[:8]]
@@ -149,7 +149,7 @@ def test_world_metric_plug_ins_reach_the_summary(tmp_path):
 
 
 def test_every_agent_of_a_problem_runs_in_one_batch_so_it_is_grounded_once():
-    from evals.run import agent_specs, batches
+    from groundplan.evals.run import agent_specs, batches
 
     specs = agent_specs(["oracle", "random", "baseline:greedy", "oracle"])
     assert [s.label for s in specs] == ["oracle", "random", "baseline:greedy"]  # a repeated agent runs once
@@ -162,7 +162,7 @@ def test_every_agent_of_a_problem_runs_in_one_batch_so_it_is_grounded_once():
 def test_a_world_can_opt_out_of_steps_to_go_and_the_help_names_world_baselines(tmp_path):
     """GRASP's plug-in sets STEPS_TO_GO = False: its failures are not sent to the oracle, whatever
     --steps-to-go-time says (the kitchen's still are, see the default run above)."""
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     grasp = "problems/grasp/inner_cluster_free.jsonl"
     refs = [f"{grasp}#{n}" for n in problemsets.names(grasp)[:4]]
@@ -180,7 +180,7 @@ def test_a_world_strategy_is_accepted_and_an_unknown_one_refused_before_the_run(
                                       "--strategy", "naiv", "--out", str(out)])
     assert result.exit_code != 0 and "did you mean 'naive-" in result.output
     assert not out.exists()
-    from evals.run import agent_specs
+    from groundplan.evals.run import agent_specs
 
     (spec,) = agent_specs(["llm"], model="openai/x", strategy="action-effect")
     assert dict(spec.options)["strategy"] == "action-effect"

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from procfs import processes
 
-from evals.cli import report, run
+from groundplan.evals.cli import report, run
 
 KITCHEN = sorted(str(p) for p in Path("problems/async").glob("0[1-3]_*_s4*.json"))  # 6 small kitchen problems
 FAST = ["--steps-to-go-time", "0", "--seed", "5"]
@@ -78,7 +78,7 @@ def test_a_corrupt_middle_line_is_moved_aside_and_every_good_line_kept(tmp_path,
 
 
 def test_only_a_torn_last_line_is_cut_a_bad_last_line_with_its_newline_is_kept_aside(tmp_path):
-    from evals import store
+    from groundplan.evals import store
 
     folder = tmp_path
     row = '{"id": "a", "agent_label": "x", "problem_set": "s"}'
@@ -128,7 +128,7 @@ def test_a_metrics_plug_in_that_raises_costs_its_episode_not_the_run(tmp_path, w
 
 def _die_once(marker: str, victim: str):
     """A run_job whose worker is killed (as by the kernel's OOM killer) the first time it meets `victim`."""
-    from evals import run as R
+    from groundplan.evals import run as R
 
     real = R.run_job
 
@@ -141,7 +141,7 @@ def _die_once(marker: str, victim: str):
 
 
 def _die_always(victim: str):
-    from evals import run as R
+    from groundplan.evals import run as R
 
     real = R.run_job
 
@@ -158,7 +158,7 @@ POOLS_AND_ONE = POOLS + ([["--episode-memory", "1000"]] if sys.platform.startswi
 
 @pytest.mark.parametrize("pool", POOLS_AND_ONE, ids=" ".join)
 def test_a_killed_worker_is_replaced_and_its_episodes_run_again(tmp_path, whole, monkeypatch, pool):
-    from evals import run as R
+    from groundplan.evals import run as R
 
     monkeypatch.setattr(R, "run_job", _die_once(str(tmp_path / "died"), KITCHEN[2]))
     folder = tmp_path / "r"
@@ -170,7 +170,7 @@ def test_a_killed_worker_is_replaced_and_its_episodes_run_again(tmp_path, whole,
 
 @pytest.mark.parametrize("pool", POOLS, ids=" ".join)
 def test_an_episode_that_kills_its_worker_twice_is_given_up_not_looped(tmp_path, whole, monkeypatch, pool):
-    from evals import run as R
+    from groundplan.evals import run as R
 
     monkeypatch.setattr(R, "run_job", _die_always(KITCHEN[1]))
     folder = tmp_path / "r"
@@ -203,13 +203,13 @@ def _alive(pid: int) -> bool:
 
 SLOW_RUN = """
 import sys, time
-import evals.run as R
+import groundplan.evals.run as R
 real = R.run_job
 def slow(job):
     time.sleep(0.3)
     return real(job)
 R.run_job = slow
-from evals.cli import main
+from groundplan.evals.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -357,7 +357,7 @@ def test_a_chmod_read_only_folder_is_reported_not_a_traceback(tmp_path, whole):
 
 def _greedy_agent(victim: str, megabytes: int):
     """AgentSpec.make whose agent asks for `megabytes` at reset on the problem `victim` (inside the step loop)."""
-    from evals.run import AgentSpec
+    from groundplan.evals.run import AgentSpec
 
     real = AgentSpec.make
 
@@ -376,8 +376,8 @@ def _greedy_agent(victim: str, megabytes: int):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="--episode-memory needs Linux")
 def test_an_episode_beyond_episode_memory_is_a_memout_not_a_dead_run(tmp_path, monkeypatch):
-    from engine.errors import ResourceLimit
-    from evals import run as R
+    from groundplan.engine.errors import ResourceLimit
+    from groundplan.evals import run as R
 
     monkeypatch.setattr(R.AgentSpec, "make", _greedy_agent(KITCHEN[0], 160))
     real_task = R._task
@@ -406,7 +406,7 @@ def test_an_episode_beyond_episode_memory_is_a_memout_not_a_dead_run(tmp_path, m
 
 def test_without_the_limit_the_same_allocation_succeeds(tmp_path, monkeypatch):
     """The memout above comes from --episode-memory, not from the machine."""
-    from evals import run as R
+    from groundplan.evals import run as R
 
     monkeypatch.setattr(R.AgentSpec, "make", _greedy_agent(KITCHEN[0], 160))
     folder = tmp_path / "r"
@@ -415,7 +415,7 @@ def test_without_the_limit_the_same_allocation_succeeds(tmp_path, monkeypatch):
 
 
 def test_a_run_folder_from_before_episode_memory_still_resumes(tmp_path):
-    from evals.run import _comparable
+    from groundplan.evals.run import _comparable
 
     old = {"agents": [], "problems": {}, "settings": {"seed": 0, "budget": None}}
     new = {"agents": [], "problems": {}, "settings": {"seed": 0, "budget": None, "episode_memory": None}}
@@ -443,15 +443,15 @@ def test_a_fifo_named_as_a_problem_is_refused_at_once(tmp_path):
     """The run's manifest reads every problem before the run: a named pipe used to block it forever."""
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    done = subprocess.run([sys.executable, "-m", "evals.cli", str(fifo), KITCHEN[0], *FAST, "--out", str(tmp_path / "r")],
+    done = subprocess.run([sys.executable, "-m", "groundplan.evals.cli", str(fifo), KITCHEN[0], *FAST, "--out", str(tmp_path / "r")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "pipe.json" in done.stdout + done.stderr and "Traceback" not in done.stderr
 
 
 def _load_under_limit(ref: str, megabytes: int, answer) -> None:
-    from evals import pool
-    from evals.run import forget_tasks, _task
+    from groundplan.evals import pool
+    from groundplan.evals.run import forget_tasks, _task
 
     forget_tasks()  # what the parent loaded before the fork must not hide the read
     pool._limit_memory(megabytes)
@@ -479,7 +479,7 @@ def test_a_worker_under_a_small_episode_memory_still_reads_its_problem_file():
 
 HELD_RUN = """
 import os, sys, time
-import evals.run as R
+import groundplan.evals.run as R
 real, go, started = R.run_job, sys.argv.pop(1), []
 def held(job):  # the first episode runs at once, the others once the test says go (at most 30 s)
     if started:
@@ -489,7 +489,7 @@ def held(job):  # the first episode runs at once, the others once the test says 
     started.append(job)
     return real(job)
 R.run_job = held
-from evals.cli import main
+from groundplan.evals.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -506,7 +506,7 @@ def test_a_second_plan_eval_on_a_folder_being_written_is_refused_and_names_the_p
         while time.time() < deadline and first.poll() is None and (not episodes.exists() or not episodes.read_text().count("\n")):
             time.sleep(0.02)
         assert first.poll() is None, first.communicate()[0]
-        second = subprocess.run([sys.executable, "-m", "evals.cli", *args, "--resume"], env=env, capture_output=True, text=True,
+        second = subprocess.run([sys.executable, "-m", "groundplan.evals.cli", *args, "--resume"], env=env, capture_output=True, text=True,
                                 timeout=60)
         assert first.poll() is None, "the first run should still be writing"
         assert second.returncode == 3, second.stdout + second.stderr
@@ -524,7 +524,7 @@ def test_a_second_plan_eval_on_a_folder_being_written_is_refused_and_names_the_p
 
 
 def test_a_lock_left_by_a_dead_run_does_not_hold_its_folder(tmp_path):
-    from evals import store
+    from groundplan.evals import store
 
     folder = tmp_path / "r"
     folder.mkdir()
@@ -537,7 +537,7 @@ def test_a_lock_left_by_a_dead_run_does_not_hold_its_folder(tmp_path):
 
 
 def test_without_flock_a_pid_file_holds_the_folder_while_its_process_lives(tmp_path, monkeypatch):
-    from evals import store
+    from groundplan.evals import store
 
     monkeypatch.setitem(sys.modules, "fcntl", None)  # as on Windows: `import fcntl` fails
     folder = tmp_path / "r"
@@ -614,7 +614,7 @@ def test_a_gzip_bomb_set_is_a_load_error_with_or_without_episode_memory(tmp_path
     MemoryError, filed as one 'memout' episode, and the run exited 0."""
     import gzip
 
-    from engine import files
+    from groundplan.engine import files
 
     monkeypatch.setattr(files, "MAX_FILE_BYTES", 96 * 2**20)
     bomb = tmp_path / "zeros.jsonl.gz"
@@ -632,8 +632,8 @@ def test_a_gzip_bomb_set_is_a_load_error_with_or_without_episode_memory(tmp_path
 
 def test_running_out_of_memory_while_parsing_a_file_is_a_load_error_naming_it(monkeypatch):
     """It was read as 'not valid YAML:' (a MemoryError caught as the YAML parser's own errors)."""
-    from engine import files
-    from engine.errors import ModelError
+    from groundplan.engine import files
+    from groundplan.engine.errors import ModelError
 
     def no_memory(*args, **kwargs):
         raise MemoryError
@@ -645,8 +645,8 @@ def test_running_out_of_memory_while_parsing_a_file_is_a_load_error_naming_it(mo
 
 
 def test_running_out_of_memory_while_indexing_a_set_is_a_load_error_naming_it(tmp_path, monkeypatch):
-    from engine import problemsets
-    from engine.errors import ModelError
+    from groundplan.engine import problemsets
+    from groundplan.engine.errors import ModelError
 
     path = tmp_path / "s.jsonl"
     path.write_text('{"name": "a", "goal": []}\n')

@@ -22,9 +22,9 @@ import time
 
 import pytest
 
-from domains.plancraft import world
-from domains.plancraft.text import read_reply, search
-from engine import Task
+from groundplan.domains.plancraft import world
+from groundplan.domains.plancraft.text import read_reply, search
+from groundplan.engine import Task
 
 needs_plancraft = pytest.mark.skipif(importlib.util.find_spec("plancraft") is None,
                                      reason="the reference, plancraft==0.4.9, is not installed (pip install plancraft==0.4.9)")
@@ -35,13 +35,13 @@ MOVE_FORMAT = "Correct format: `move: from [Source] to [Target] with quantity N`
 
 @pytest.fixture(scope="module")
 def val_tasks():
-    from engine.problemsets import names
+    from groundplan.engine.problemsets import names
 
     return [Task.load(f"{VAL}#{name}") for name in names(VAL)]
 
 
 def _replay_many(tasks, seeds, picture: bool, remember_crafts: bool = False, env=None):
-    from domains.plancraft.conformance import Replay, reference_env, replay_both
+    from groundplan.domains.plancraft.conformance import Replay, reference_env, replay_both
 
     env = env or reference_env(picture=picture, remember_crafts=remember_crafts)
     total, reached, failures = Replay(), 0, []
@@ -82,7 +82,7 @@ def test_remembered_crafts_are_what_plancraft_crafts(val_tasks):
     with one stray item more): the same result, count and cells to use up, or nothing."""
     from plancraft.environment.recipes import ALL_ITEMS, convert_ingredients_to_table
 
-    from domains.plancraft.conformance import reference_env
+    from groundplan.domains.plancraft.conformance import reference_env
 
     env = reference_env(remember_crafts=True)
     _, _, failures = _replay_many(val_tasks, range(20_000, 20_010), picture=False, env=env)
@@ -127,7 +127,7 @@ def test_initial_states_match_plancraft_data(val_tasks):
     from plancraft.environment.env import target_and_inventory_to_text_obs
     from plancraft.simple import get_plancraft_examples
 
-    from domains.plancraft.text import observation
+    from groundplan.domains.plancraft.text import observation
 
     examples = {e.id: e for e in get_plancraft_examples("val")}
     assert len(examples) == len(val_tasks) == 570
@@ -141,7 +141,7 @@ def test_initial_states_match_plancraft_data(val_tasks):
 
 @needs_plancraft
 def test_replies_read_as_plancraft_reads_them():
-    from domains.plancraft.conformance import (our_reading, random_reply, random_tools, reference_handlers,
+    from groundplan.domains.plancraft.conformance import (our_reading, random_reply, random_tools, reference_handlers,
                                                reference_reading, same_reading)
 
     rng = random.Random(7)
@@ -167,7 +167,7 @@ def test_search_text_for_every_item():
     from plancraft.environment.recipes import RECIPES
     from plancraft.environment.search import gold_search_recipe
 
-    from domains.plancraft.conformance import same_search
+    from groundplan.domains.plancraft.conformance import same_search
 
     names = sorted(RECIPES)
     assert len(names) == 604

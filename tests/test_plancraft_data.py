@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domains.plancraft.figures import recipe_figures, split_figures
-from engine.task import Task
+from groundplan.domains.plancraft.figures import recipe_figures, split_figures
+from groundplan.engine.task import Task
 
 SPLITS = {  # examples, impossible, bins 0-5, distractors 4/8/16, unique targets (spec 2.2 and 8)
     "train": (1145, 200, [200, 200, 198, 200, 147, 200], {4: 335, 8: 424, 16: 386}, 442),
@@ -47,7 +47,7 @@ def test_grouped_levels_unseen_flags_and_recipe_types():
 
 
 def test_every_example_loads_with_its_inventory_in_the_pockets():
-    from engine.problemsets import expand
+    from groundplan.engine.problemsets import expand
 
     for ref in expand(["problems/plancraft/test.small.jsonl"]):
         task = Task.load(ref)

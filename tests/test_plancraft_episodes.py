@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from llm_server import ScriptedServer
 
-from agents.loop import DECLARED, GOAL, STEP_CAP, STUCK, WRONG_DECLARATION, Limits, run_episode
-from agents.registry import make_agent
-from engine.task import Task
+from groundplan.agents.loop import DECLARED, GOAL, STEP_CAP, STUCK, WRONG_DECLARATION, Limits, run_episode
+from groundplan.agents.registry import make_agent
+from groundplan.engine.task import Task
 
 COAL = "problems/plancraft/test.small.jsonl#TEST0487"  # coal from coal_ore [I6]; [I3] is free
 BUTTON = "problems/plancraft/test.small.jsonl#TEST0385"  # labelled impossible
@@ -70,7 +70,7 @@ def test_the_current_budget_counts_every_turn():
 
 
 def test_an_unknown_budget_is_a_clear_error():
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     with pytest.raises(GroundplanError, match="no budget 'papr' .*paper"):
         run_episode(Task.load(COAL), make_agent("random"), Limits(budget="papr"))
@@ -85,7 +85,7 @@ def test_the_random_baseline_answers_in_the_reference_grammar_without_listing_ac
 
 
 def test_metrics_follow_the_analysis_code():
-    from domains.plancraft.metrics import impossible_f1, summary_metrics
+    from groundplan.domains.plancraft.metrics import impossible_f1, summary_metrics
 
     assert impossible_f1([(True, True), (True, False), (False, True), (False, False)]) == 0.5
     assert impossible_f1([(False, False)]) == 0.0
@@ -104,7 +104,7 @@ def test_metrics_follow_the_analysis_code():
 def test_the_oracle_follows_its_stored_optimum_and_a_state_keeps_one_hash():
     """Actions built one by one must not lengthen the state's value tuple: the oracle agent finds
     its route by state, and a mismatch would send it to the generic planners."""
-    from engine.validate import validate_plan
+    from groundplan.engine.validate import validate_plan
 
     task = Task.load("problems/plancraft/test.small.jsonl#2")
     plan = task.problem.optimal["plan"]

@@ -14,10 +14,10 @@ import random
 
 import pytest
 
-from agents.loop import DECLARED, GOAL, STEP_CAP, STUCK, WRONG_DECLARATION, Limits, run_episode
-from domains.plancraft.conformance import ScriptedAgent
-from domains.plancraft.text import observation
-from engine import Task
+from groundplan.agents.loop import DECLARED, GOAL, STEP_CAP, STUCK, WRONG_DECLARATION, Limits, run_episode
+from groundplan.domains.plancraft.conformance import ScriptedAgent
+from groundplan.domains.plancraft.text import observation
+from groundplan.engine import Task
 
 needs_plancraft = pytest.mark.skipif(importlib.util.find_spec("plancraft") is None,
                                      reason="the reference, plancraft==0.4.9, is not installed (pip install plancraft==0.4.9)")
@@ -31,9 +31,9 @@ SMELT = "smelt: from [I6] to [I3] with quantity 1"
 
 @needs_plancraft
 def test_every_turn_agrees_with_plancrafts_evaluator():
-    from engine.problemsets import names
+    from groundplan.engine.problemsets import names
 
-    from domains.plancraft.conformance import loop_agreement
+    from groundplan.domains.plancraft.conformance import loop_agreement
 
     ok, failures, replays = loop_agreement([f"{VAL}#{name}" for name in names(VAL)], range(EPISODES), stop_rate=0.03)
     endings = collections.Counter(r.ours for r in replays)
@@ -91,7 +91,7 @@ def test_impossible_without_its_space_is_the_references_format_error():
 
 
 def test_the_sample_is_seeded():
-    from domains.plancraft.conformance import LoopReplies
+    from groundplan.domains.plancraft.conformance import LoopReplies
 
     task = Task.load(COAL)
     a, b = LoopReplies(task, random.Random(4)), LoopReplies(task, random.Random(4))

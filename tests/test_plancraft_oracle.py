@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domains.plancraft import oracle
-from engine.loader import load_problem
-from engine.task import Task
+from groundplan.domains.plancraft import oracle
+from groundplan.engine.loader import load_problem
+from groundplan.engine.task import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "problems" / "plancraft" / "test.small.jsonl"
@@ -74,7 +74,7 @@ def test_never_longer_than_the_reference_planner(solved):
     for b, lengths in by_bin.items():
         assert sum(lengths) / len(lengths) <= SPEC_BIN_MEANS[b] + 1e-9, b
     try:
-        from domains.plancraft.reference import reference_plan
+        from groundplan.domains.plancraft.reference import reference_plan
     except ImportError:
         return
     reference_total = 0
@@ -113,7 +113,7 @@ SMALL_WORLDS = {  # target -> items that may be in the inventory
 
 
 def _ids():
-    from domains.plancraft.world import item_ids
+    from groundplan.domains.plancraft.world import item_ids
 
     return item_ids()
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from domains.plancraft.baselines import BASELINES, NO_PLAN, baseline_plan
-from domains.plancraft.reference import decompose, load_book, plan_for, recipe_steps, reference_plan
-from domains.plancraft.world import item_ids
-from engine.task import Task
+from groundplan.domains.plancraft.baselines import BASELINES, NO_PLAN, baseline_plan
+from groundplan.domains.plancraft.reference import decompose, load_book, plan_for, recipe_steps, reference_plan
+from groundplan.domains.plancraft.world import item_ids
+from groundplan.engine.task import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "problems" / "plancraft"

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Task, validate_plan
-from engine.loader import build_problem, load_domain
-from planners import SOLVED_OPTIMAL, UNSOLVABLE_PROVEN, UNSUPPORTED, solve
-from planners.oracle import Oracle
-from planners.routing import brute_force_sequence, solve_sequence
+from groundplan.engine import Task, validate_plan
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.planners import SOLVED_OPTIMAL, UNSOLVABLE_PROVEN, UNSUPPORTED, solve
+from groundplan.planners.oracle import Oracle
+from groundplan.planners.routing import brute_force_sequence, solve_sequence
 
 from generated import blocks_problems, copy_problem
 
@@ -73,8 +73,8 @@ def test_time_limit_gives_timeout():
 
 
 def build_goal(task, raw):
-    from engine.parse import Parser, _Scope
-    from engine.errors import Collector
+    from groundplan.engine.parse import Parser, _Scope
+    from groundplan.engine.errors import Collector
     p = Parser(Collector("<goal>"))
     p.types, p.predicates, p.fluents, p.derived, p.settings = task.domain.types, task.domain.predicates, task.domain.fluents, task.domain.derived, task.domain.settings
     return p.goal(raw, [], _Scope({}, task.problem.objects))
@@ -191,8 +191,8 @@ def test_oracle_from_any_state_and_cache():
 @given(st.sampled_from(["problems/gripper/prob02.json", "problems/blocksworld/blocks-4-0.json", "problems/gridnav/room8-10.json"]),
        st.lists(st.integers(0, 1000), max_size=15))
 def test_layered_hmax_equals_generic_cost_propagation(path, choices):
-    from engine.testing import replay_choices
-    from planners.heuristics import _propagate, make
+    from groundplan.engine.testing import replay_choices
+    from groundplan.planners.heuristics import _propagate, make
     task = _tasks.setdefault(path, Task.load(path))
     h = make(task, "hmax")
     bits = h.r.initial_facts(replay_choices(task, choices).states[-1])
@@ -220,7 +220,7 @@ def test_goals_on_created_objects_are_relaxed_with_placeholders():
     task = kitchen(goal={"and": [{"exists": [["?m", "meal"]], "formula": ["in", "?m", "pot"]}, ["cooked", "patty"]]})
     astar, bfs = solve(task, planner="astar", heuristic="hmax"), solve(task, planner="bfs")
     assert astar.status == bfs.status == SOLVED_OPTIMAL and astar.cost == bfs.cost == 4
-    from planners.heuristics import make
+    from groundplan.planners.heuristics import make
     # time-aware h_max: one step to start cooking, then three ticks before the patty is cooked
     assert make(task, "hmax")(task.initial_state()) == 4
 
@@ -267,7 +267,7 @@ def test_a_later_agent_may_use_what_an_earlier_one_made_possible_in_the_round():
     ("domains/kitchen/tasks/async/06_potato_soup.json", "astar", "max(hmax,lmcut)"),
 ])
 def test_symmetry_reduction_keeps_optimal_costs_and_real_plans(path, planner, heuristic):
-    from planners.search.symmetry import Symmetry
+    from groundplan.planners.search.symmetry import Symmetry
     task = Task.load(path)
     assert Symmetry.detect(task) is not None  # these tasks have interchangeable objects
     with_sym = solve(task, planner=planner, heuristic=heuristic, symmetry=True)
@@ -278,7 +278,7 @@ def test_symmetry_reduction_keeps_optimal_costs_and_real_plans(path, planner, he
 
 
 def test_objects_named_by_the_goal_are_never_interchangeable():
-    from planners.search.symmetry import Symmetry
+    from groundplan.planners.search.symmetry import Symmetry
     task = Task.load("problems/gripper/prob01.json")  # balls are named by the goal, grippers are not
     classes = Symmetry.detect(task).classes
     assert classes == [["left", "right"]]
@@ -287,8 +287,8 @@ def test_objects_named_by_the_goal_are_never_interchangeable():
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(0, 1000), max_size=12))
 def test_symmetric_states_have_equal_keys_and_equal_optimal_costs(choices):
-    from engine.testing import replay_choices
-    from planners.search.symmetry import Symmetry
+    from groundplan.engine.testing import replay_choices
+    from groundplan.planners.search.symmetry import Symmetry
     task = _tasks.setdefault("problems/gripper/prob01.json", Task.load("problems/gripper/prob01.json"))
     sym = Symmetry.detect(task)
     state = replay_choices(task, choices).states[-1]
@@ -304,8 +304,8 @@ def test_symmetric_states_have_equal_keys_and_equal_optimal_costs(choices):
 
 def test_store_keeps_the_best_plan_and_bound_and_recognises_a_proof(tmp_path):
     import json as _json
-    from planners.cli import store_result
-    from planners.result import PlanResult
+    from groundplan.planners.cli import store_result
+    from groundplan.planners.result import PlanResult
     path, _ = copy_problem(tmp_path, "problems/blocksworld/sussman.json", "domains/blocksworld/domain.json")
     store_result(str(path), PlanResult("timeout", "astar", lower_bound=4, heuristic="hmax"))
     assert _json.loads(path.read_text())["optimal"] == {"cost": None, "method": "unproven", "lower_bound": 4,
@@ -320,7 +320,7 @@ def test_store_keeps_the_best_plan_and_bound_and_recognises_a_proof(tmp_path):
     assert entry["cost"] == 8 and entry["plan"] == ["a"] * 8 and "lower_bound" not in entry
     store_result(str(path), PlanResult("solved-optimal", "bfs", plan=["c"] * 6, cost=6))  # a proof is final
     assert _json.loads(path.read_text())["optimal"]["cost"] == 8
-    from engine.loader import load_problem
+    from groundplan.engine.loader import load_problem
     load_problem(path)  # the entry stays valid against the schema
 
 
@@ -333,7 +333,7 @@ def test_time_limit_holds_under_a_slow_heuristic():
         def __call__(self, state):
             _time.sleep(0.05)
             return 0
-    from planners.search import best_first
+    from groundplan.planners.search import best_first
     task = Task.load("problems/gripper/prob04.json")
     began = _time.perf_counter()
     result = best_first(task, Slow(), time_limit=0.5)

@@ -5,12 +5,12 @@ from generated import blocks_problems, blocks_task
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Task, validate_plan
-from planners import heuristics as H
-from planners.decompose.agenda import legs
-from planners.search.explore import explore
-from planners.heuristics.relaxation import Relaxation
-from planners.improve.shorten import shorten
+from groundplan.engine import Task, validate_plan
+from groundplan.planners import heuristics as H
+from groundplan.planners.decompose.agenda import legs
+from groundplan.planners.search.explore import explore
+from groundplan.planners.heuristics.relaxation import Relaxation
+from groundplan.planners.improve.shorten import shorten
 
 TASKS = "domains/kitchen/tasks"
 
@@ -65,7 +65,7 @@ def test_single_dish_goals_do_not_split():
 
 
 def test_explore_is_a_planner_of_solve_and_claims_no_optimality():
-    from planners import SOLVED_SATISFICING, solve
+    from groundplan.planners import SOLVED_SATISFICING, solve
     t = Task.load("problems/gripper/prob01.json")  # optimum 11
     result = solve(t, planner="explore", time_limit=30)
     assert result.status == SOLVED_SATISFICING and result.cost >= 11
@@ -87,7 +87,7 @@ def test_a_goal_too_large_to_list_as_disjuncts_relaxes_exactly_as_one_goal_part(
     per binding). That must not change any relaxation estimate: the same min over bindings."""
     import random
 
-    from planners.heuristics import relaxation
+    from groundplan.planners.heuristics import relaxation
 
     data = _existential_blocks(data)
     listed = blocks_task(data)

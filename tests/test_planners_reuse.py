@@ -1,11 +1,11 @@
 """Plan reuse (repairing a similar task's plan) and serial plans scheduled into turns."""
 import json
 
-from engine import Task, validate_plan
-from planners import heuristics as H
-from planners.decompose.agenda import repair
-from planners.search.explore import explore
-from planners.decompose.solo import schedule, serial_task
+from groundplan.engine import Task, validate_plan
+from groundplan.planners import heuristics as H
+from groundplan.planners.decompose.agenda import repair
+from groundplan.planners.search.explore import explore
+from groundplan.planners.decompose.solo import schedule, serial_task
 
 from generated import in_turns
 
@@ -65,8 +65,8 @@ def test_a_serial_plan_that_cannot_run_in_turns_is_refused():
 def test_relaxation_heuristics_leave_idle_agents_out():
     """An agent that never acts must not do the relaxed plan's work: with robot2 idle, the
     estimates of the same state count robot1's own trips, so they never fall below the full task's."""
-    from planners.heuristics.relaxation import Relaxation
-    from planners.decompose.solo import acting_only
+    from groundplan.planners.heuristics.relaxation import Relaxation
+    from groundplan.planners.decompose.solo import acting_only
     task = Task.load("domains/kitchen/tasks/multiagent/04_lettuce_chicken_sandwich.json")
     serial = serial_task(task)
     alone = acting_only(serial, task.agents[0], task.agents)
@@ -80,7 +80,7 @@ def test_relaxation_heuristics_leave_idle_agents_out():
 
 
 def test_a_relay_gives_each_dish_to_one_agent_and_schedules_the_whole_into_turns():
-    from planners.decompose.solo import relay
+    from groundplan.planners.decompose.solo import relay
     task = in_turns("domains/kitchen/tasks/multiagent/09_two_lettuce_cheeseburger.json")
     result, turns = relay(task, lambda sub, start, left: explore(sub, H.make(sub, "hff"), start=start,
                                                                   time_limit=left, weight=5), time_limit=120)
@@ -111,11 +111,11 @@ def test_repair_moves_from_where_the_robot_stands_without_searching(tmp_path):
 def test_a_task_expands_each_goal_once_for_all_its_relaxations():
     """Every search builds a relaxation; expanding an order's existential goal is what costs
     (a minute on the largest multi-agent instances), so it is remembered per goal."""
-    from planners.heuristics.relaxation import Relaxation
+    from groundplan.planners.heuristics.relaxation import Relaxation
     task = Task.load("domains/kitchen/tasks/multiagent/09_two_lettuce_cheeseburger.json")
     first, second = Relaxation(task), Relaxation(task)
     assert first.disjuncts == second.disjuncts and first._goal_parts is second._goal_parts
     assert len(task._relaxed_goal_cache) == 1
-    from planners.decompose.agenda import legs
+    from groundplan.planners.decompose.agenda import legs
     other = task.with_goal(legs(task)[0])
     assert Relaxation(other)._goal_parts != first._goal_parts  # another goal, another expansion

@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from domains.ppnl import problem as P
-from domains.ppnl.oracle import Answer, solve_multi, solve_single
-from engine import problemsets
-from engine.errors import ModelError
-from engine.task import Task
-from engine.validate import validate_plan
-from planners import solve
+from groundplan.domains.ppnl import problem as P
+from groundplan.domains.ppnl.oracle import Answer, solve_multi, solve_single
+from groundplan.engine import problemsets
+from groundplan.engine.errors import ModelError
+from groundplan.engine.task import Task
+from groundplan.engine.validate import validate_plan
+from groundplan.planners import solve
 
 
 def _task(tmp_path, size, obstacles, start, goals, before=(), after=(), multi=None, name="t"):
@@ -62,7 +62,7 @@ def test_a_refused_move_names_the_blocking_cell_and_leaves_the_agent(tmp_path):
 
 
 def test_the_observation_shows_cells_as_row_column(tmp_path):
-    from engine.render import render
+    from groundplan.engine.render import render
 
     task = _task(tmp_path, 5, [[2, 1], [0, 4]], [4, 2], [[2, 2]])
     text = render(task, task.initial_state(), "observation")

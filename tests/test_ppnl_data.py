@@ -5,11 +5,11 @@ import random
 
 import pytest
 
-from domains.ppnl import generate as G
-from engine import problemsets
-from engine.task import Task
-from engine.validate import validate_plan
-from planners import solve
+from groundplan.domains.ppnl import generate as G
+from groundplan.engine import problemsets
+from groundplan.engine.task import Task
+from groundplan.engine.validate import validate_plan
+from groundplan.planners import solve
 
 SETS = {"single_unseen_env": 336, "single_5x5": 250, "single_7x7": 250, "single_obstacles": 300, "multi_unseen_env": 336}
 
@@ -113,7 +113,7 @@ def test_stored_optima_agree_with_the_interpreter_and_planners(name):
 
 
 def test_verbalisation_follows_the_data_format():
-    from domains.ppnl import text
+    from groundplan.domains.ppnl import text
 
     assert text.description(6, [[2, 1]], [4, 2], [[2, 2]]) == \
         "You are in a 6 by 6 world. There are obstacles that you have to avoid at: (2,1). Go from (4,2) to (2,2)"

@@ -8,15 +8,15 @@ import json
 import pytest
 from llm_server import ScriptedServer
 
-from agents import make_agent, run_episode
-from agents.llm import shots
-from agents.loop import DECLARED, GOAL, INVALID_OUTPUT, PLAN_EXHAUSTED, PLAN_INVALID
-from agents.profile import profile_for
-from domains.ppnl import prompts as ppnl_prompts
-from domains.ppnl.metrics import episode_metrics
-from engine.errors import GroundplanError
-from engine.problemsets import read_problem
-from engine.task import Task
+from groundplan.agents import make_agent, run_episode
+from groundplan.agents.llm import shots
+from groundplan.agents.loop import DECLARED, GOAL, INVALID_OUTPUT, PLAN_EXHAUSTED, PLAN_INVALID
+from groundplan.agents.profile import profile_for
+from groundplan.domains.ppnl import prompts as ppnl_prompts
+from groundplan.domains.ppnl.metrics import episode_metrics
+from groundplan.engine.errors import GroundplanError
+from groundplan.engine.problemsets import read_problem
+from groundplan.engine.task import Task
 
 SINGLE = "problems/ppnl/single_5x5.jsonl#5x5-k1-e001-s20"
 WALLED = "problems/ppnl/single_5x5.jsonl#5x5-k5-e020-s28"
@@ -136,7 +136,7 @@ def test_the_shots_files_are_generated_from_the_wording():
     files = ppnl_prompts.shots_files()
     for name, content in files.items():
         assert (ppnl_prompts.SHOTS / name).read_text(encoding="utf-8") == content, \
-            f"prompts/shots/{name} is stale: run python -m domains.ppnl.prompts"
+            f"prompts/shots/{name} is stale: run python -m groundplan.domains.ppnl.prompts"
     profile = profile_for(Task.load(SINGLE))
     for name in ppnl_prompts.STRATEGIES:
         assert profile.prompts["strategies"][name]["shots"] == f"prompts/shots/{name}.json"

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from domains.ppnl import metrics as M
+from groundplan.domains.ppnl import metrics as M
 
 SINGLE = {"size": 6, "obstacles": [[2, 1]], "start": [4, 2], "goals": [[2, 2]], "before": [], "after": [],
           "multi": False, "reachable": True, "optimal_cost": 2, "plan": ["up", "up"]}
@@ -73,7 +73,7 @@ def test_instance_from_a_committed_problem_scores_its_own_plan_perfectly():
 
 @pytest.mark.parametrize("method", ["naive", "action_effect", "cot", "react"])
 def test_prompts_have_the_papers_structure_and_valid_examples(method):
-    from domains.ppnl.prompts import examples, prompt
+    from groundplan.domains.ppnl.prompts import examples, prompt
 
     data = json.loads(open("problems/ppnl/single_unseen_env.jsonl").readlines()[1])
     text = prompt(method, data)
@@ -93,7 +93,7 @@ def test_prompts_have_the_papers_structure_and_valid_examples(method):
 
 
 def test_react_observation_names_the_blocking_cell_and_the_position():
-    from domains.ppnl.prompts import react_observation
+    from groundplan.domains.ppnl.prompts import react_observation
 
     obs, cell, done = react_observation(SINGLE, (4, 2), ["left", "up", "up"], 1)
     assert "(3,1)" in obs and "obstacle at (2,1)" in obs and cell == (3, 1) and not done
@@ -105,7 +105,7 @@ def test_react_observation_names_the_blocking_cell_and_the_position():
 
 def test_why_our_numbers_differ_from_the_released_scorer():
     """The reasons domains/ppnl/README.md gives, each on a hand-worked instance."""
-    from domains.ppnl.oracle import solve_multi
+    from groundplan.domains.ppnl.oracle import solve_multi
 
     # open path vs closed tour: from (0,0) to (0,1) and (0,5), both closed tours are 10 moves;
     # dropped return legs leave 5 or 9; the open optimum is 5 moves + 2 inspects

@@ -4,9 +4,9 @@ import itertools
 
 from hypothesis import given, settings, strategies as st
 
-from domains.ppnl.grid import distances, follow, shortest_path
-from domains.ppnl.oracle import solve_multi
-from planners.routing import brute_force_sequence, solve_sequence
+from groundplan.domains.ppnl.grid import distances, follow, shortest_path
+from groundplan.domains.ppnl.oracle import solve_multi
+from groundplan.planners.routing import brute_force_sequence, solve_sequence
 
 
 @st.composite

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from engine import problemsets
-from engine.errors import ModelError
-from engine.task import Task
+from groundplan.engine import problemsets
+from groundplan.engine.errors import ModelError
+from groundplan.engine.task import Task
 
 BLOCKS = json.load(open("problems/blocksworld/blocks-4-0.json"))
 
@@ -73,7 +73,7 @@ def test_an_unknown_name_suggests_the_closest(tmp_path):
 def test_storing_an_optimum_rewrites_only_that_line(tmp_path):
     from click.testing import CliRunner
 
-    from planners.cli import plan
+    from groundplan.planners.cli import plan
 
     path = _set(tmp_path, [_problem("a"), _problem("b")])
     before = path.read_text().splitlines()
@@ -88,7 +88,7 @@ def test_storing_an_optimum_rewrites_only_that_line(tmp_path):
 def test_validate_takes_one_problem_of_a_set(tmp_path):
     from click.testing import CliRunner
 
-    from engine.cli import validate
+    from groundplan.engine.cli import validate
 
     path = _set(tmp_path, [_problem("a"), _problem("b", init=[["on", "a", "zz"]])])
     ok = CliRunner().invoke(validate, [f"{path}#a"])

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.interpret import ACTION, DECLARE, interpret
-from agents.llm.preview import first_request
-from agents.profile import profile_for, strategies
-from engine.problemsets import expand
-from engine.task import Task
+from groundplan.agents.interpret import ACTION, DECLARE, interpret
+from groundplan.agents.llm.preview import first_request
+from groundplan.agents.profile import profile_for, strategies
+from groundplan.engine.problemsets import expand
+from groundplan.engine.task import Task
 from knowing_model import accepted
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:[.:][A-Za-z0-9_-]+)?\}")
@@ -103,15 +103,15 @@ def _check_one(task, strategy, messages) -> list[str]:
     profile = profile_for(task)
     spec = strategies(profile)[strategy]
     if spec.get("shots"):
-        from agents.llm import shots
+        from groundplan.agents.llm import shots
 
         data = shots.load(str(profile.world_file(spec["shots"])))
         markers = [m.replace("{k}", "1") for m in data["answer_after"] if m]
         if markers and not any(m in text for m in markers):
             wrong.append(f"the reader looks for {markers}, which the prompt never shows")
     elif not spec.get("prompt") and spec.get("history") != "chat" and "questions" not in str(spec):
-        from agents.llm.agent import spec_reads_plan
-        from agents.questions import question_for
+        from groundplan.agents.llm.agent import spec_reads_plan
+        from groundplan.agents.questions import question_for
 
         if question_for(task) is None:
             marker = "Plan:" if (spec.get("mode") == "open" and spec_reads_plan(spec, strategy)) else "Action:"

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Task, validate_plan
-from planners import solve
-from planners.search.layered import bounded_breadth_first, prove_optimal
-from planners.result import NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, UNSUPPORTED
+from groundplan.engine import Task, validate_plan
+from groundplan.planners import solve
+from groundplan.planners.search.layered import bounded_breadth_first, prove_optimal
+from groundplan.planners.result import NO_PLAN_WITHIN_BOUND, SOLVED_OPTIMAL, UNSUPPORTED
 
 from generated import blocks_problems, blocks_task, copy_problem
 
@@ -76,7 +76,7 @@ def test_a_timeout_reports_the_depth_searched_as_lower_bound():
 def test_on_a_timeout_the_best_admissible_estimate_of_the_start_bounds_the_optimum_from_below():
     """Async 04 (proven 42 in the benchmark, 22 minutes): half a second of search proves little,
     the start state's estimates more; the bound reported names the estimate that gave it."""
-    from planners.search.layered import ROOT_ESTIMATES
+    from groundplan.planners.search.layered import ROOT_ESTIMATES
     result = prove_optimal(kitchen("async/04_tomato_burger_and_fries"), guess=42, time_limit=0.5)
     assert result.status == "timeout" and result.heuristic in ROOT_ESTIMATES
     searched = int(result.reason.rsplit("proved ", 1)[1].rstrip(")"))
@@ -89,8 +89,8 @@ def test_on_a_timeout_the_best_admissible_estimate_of_the_start_bounds_the_optim
                                                              "async/07_onion_soup"])
 def test_every_estimate_of_the_start_stays_below_the_proven_optimum(name):
     import json
-    from planners import heuristics as H
-    from planners.search.layered import ROOT_ESTIMATES, root_lower_bound
+    from groundplan.planners import heuristics as H
+    from groundplan.planners.search.layered import ROOT_ESTIMATES, root_lower_bound
     task = kitchen(name)
     stored = json.load(open(f"domains/kitchen/tasks/{name}.json"))["optimal"]
     assert stored["cost"] is not None and "upper_bound" not in stored
@@ -130,7 +130,7 @@ def test_an_inadmissible_estimate_would_be_caught_by_the_known_optimum():
 # ---------------------------------------------------------------- operator counting
 def _random_states(task, seed, count, depth):
     import random
-    from planners.transitions import Transitions
+    from groundplan.planners.transitions import Transitions
     rng = random.Random(seed)
     succ = Transitions(task)
     out = []
@@ -150,7 +150,7 @@ def test_counting_estimates_never_exceed_the_true_cost_to_go(name, count):
     tasks, 6 (the first 6 of the same 12) in the async ones, where one optimal search from a state
     with cooking timers under way takes seconds; the async start states' estimates are checked
     against their proven optima by test_every_estimate_of_the_start_stays_below_the_proven_optimum."""
-    from planners import heuristics as H
+    from groundplan.planners import heuristics as H
     task = kitchen(name)
     estimates = [H.make(task, "opcount"), H.make(task, "lmcount")]
     for state in _random_states(task, seed=len(name), count=12, depth=12)[:count]:
@@ -163,7 +163,7 @@ def test_counting_estimates_never_exceed_the_true_cost_to_go(name, count):
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(blocks_problems())
 def test_landmark_counting_is_admissible_on_generated_blocks(data):
-    from planners import heuristics as H
+    from groundplan.planners import heuristics as H
     task = blocks_task(data)
     optimum = solve(task, planner="bfs").cost
     assert H.make(task, "lmcount")(task.initial_state()) <= optimum
@@ -172,7 +172,7 @@ def test_landmark_counting_is_admissible_on_generated_blocks(data):
 def test_landmark_counting_counts_each_cut_and_each_trip():
     """Async 03 from the start: h_max sees one chain, landmark counting adds the separate trips
     and the three cuts of each item; both stay below the proven optimum of 37."""
-    from planners import heuristics as H
+    from groundplan.planners import heuristics as H
     task = kitchen("async/03_lettuce_tomato_fried_chicken_sandwich")
     state = task.initial_state()
     hmax, counted = H.make(task, "hmax")(state), H.make(task, "lmcount")(state)
@@ -182,8 +182,8 @@ def test_landmark_counting_counts_each_cut_and_each_trip():
 def test_operator_counting_sees_the_trips_the_delete_relaxation_forgets():
     """The root estimate of async 03 (optimum 37, proven by the prover in the benchmark): the
     LP adds what LM-cut alone cannot, and stays below the optimum."""
-    from planners import heuristics as H
-    from planners.heuristics.opcount import OperatorCounting
+    from groundplan.planners import heuristics as H
+    from groundplan.planners.heuristics.opcount import OperatorCounting
     task = kitchen("async/03_lettuce_tomato_fried_chicken_sandwich")
     state = task.initial_state()
     lmcut = H.make(task, "lmcut")(state)
@@ -192,7 +192,7 @@ def test_operator_counting_sees_the_trips_the_delete_relaxation_forgets():
 
 
 def test_operator_counting_is_a_registered_admissible_heuristic():
-    from planners import heuristics as H
+    from groundplan.planners import heuristics as H
     h = H.make(kitchen("sync/01_cheese_sandwich"), "opcount")
     assert h.admissible and h.name == "opcount"
     result = solve(kitchen("sync/01_cheese_sandwich"), planner="astar", heuristic="opcount")
@@ -213,7 +213,7 @@ def test_optima_proven_by_the_benchmark_are_stored_with_a_plan_of_that_cost(name
 
 
 def test_agents_left_out_of_the_order_never_act():
-    from planners.decompose.solo import solo_task
+    from groundplan.planners.decompose.solo import solo_task
     task = Task.load("domains/kitchen/tasks/multiagent/01_lettuce_burger.json")
     solo = solo_task(task, task.agents[0])
     state = solo.initial_state()
@@ -228,7 +228,7 @@ def test_agents_left_out_of_the_order_never_act():
 def test_preferred_operators_name_applicable_actions_when_objects_can_be_created():
     """The relaxation of a soup grounds placeholder objects in a universe of its own, whose
     action indices differ from the state's: preferred operators are matched by name."""
-    from planners import heuristics as H
+    from groundplan.planners import heuristics as H
     task = kitchen("async/06_potato_soup")
     h = H.make(task, "hff")
     state = task.initial_state()
@@ -242,9 +242,9 @@ def test_estimates_stay_admissible_when_agents_take_turns():
     that must happen, so they stay below the exact cost-to-go from states along a turn-based
     plan (the serial plan of the task, scheduled into turns)."""
     from generated import in_turns
-    from planners import heuristics as H
-    from planners.search.explore import explore
-    from planners.decompose.solo import schedule, serial_task
+    from groundplan.planners import heuristics as H
+    from groundplan.planners.search.explore import explore
+    from groundplan.planners.decompose.solo import schedule, serial_task
     name = "multiagent/04_lettuce_chicken_sandwich"
     task = in_turns(f"domains/kitchen/tasks/{name}.json")
     serial = serial_task(task)

@@ -23,8 +23,8 @@ from procfs import processes
 
 ray = pytest.importorskip("ray", reason="Ray is in the test extra: pip install -e '.[test]'")
 
-from evals import shipping  # noqa: E402
-from evals.cli import run  # noqa: E402
+from groundplan.evals import shipping  # noqa: E402
+from groundplan.evals.cli import run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 KITCHEN = sorted(str(p) for p in Path("problems/async").glob("0[1-3]_*_s4*.json"))  # 6 small kitchen problems
@@ -79,7 +79,7 @@ def _processes_in_session(sid: int) -> list[int]:
 
 def _plan_eval(args, env=None, **popen):
     """plan-eval in its own process, as a user runs it (Ray's driver state stays out of pytest)."""
-    command = [sys.executable, "-c", "import sys; from evals.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+    command = [sys.executable, "-c", "import sys; from groundplan.evals.cli import main; sys.exit(main(sys.argv[1:]))", *args]
     env = dict(os.environ, PYTHONPATH=str(ROOT), **RAY_ENV, **(env or {}))  # the token, as the README tells users
     if popen:
         return subprocess.Popen(command, env=env, **popen)
@@ -156,8 +156,8 @@ def test_samples_on_ray_are_the_local_samples(tmp_path, cluster):
 
 
 def test_a_sample_reaches_a_node_with_its_job():
-    from evals.ray_pool import _portable
-    from evals.run import job_id
+    from groundplan.evals.ray_pool import _portable
+    from groundplan.evals.run import job_id
 
     job = _job("a.json") + (2,)
     assert _portable(job) == job and job_id(_portable(job)) == "oracle::a.json@s2"
@@ -294,7 +294,7 @@ def test_a_local_instance_that_dies_mid_run_is_an_error_and_resume_completes_the
 
 
 def test_fatal_lines_of_ray_logs_are_found_once_a_process_and_partial_lines_wait(tmp_path):
-    from evals.ray_local import _LogWatch
+    from groundplan.evals.ray_local import _LogWatch
 
     watch = _LogWatch(tmp_path)
     (tmp_path / "worker-a.err").write_bytes(
@@ -320,7 +320,7 @@ def test_fatal_lines_of_ray_logs_are_found_once_a_process_and_partial_lines_wait
 def test_the_object_store_fits_an_address_space_limit():
     import resource
 
-    from evals.ray_local import MIN_OBJECT_STORE, object_store_bytes
+    from groundplan.evals.ray_local import MIN_OBJECT_STORE, object_store_bytes
 
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     try:
@@ -334,7 +334,7 @@ def test_the_object_store_fits_an_address_space_limit():
 
 
 def test_the_processes_that_ray_start_saw_end_are_named(tmp_path):
-    from evals.ray_local import _exited
+    from groundplan.evals.ray_local import _exited
 
     output = tmp_path / "ray-start.log"
     output.write_text("2026-11-26 15:58:01,711\tERR scripts.py:1307 -- Some Ray subprocesses exited unexpectedly:\n"
@@ -418,7 +418,7 @@ def test_the_llm_cache_is_shared_by_ray_workers(tmp_path, cluster):
     """GROUNDPLAN_CACHE, set where plan-eval runs, reaches every worker: a second run asks nothing."""
     from llm_server import ScriptedServer
 
-    from engine.task import Task
+    from groundplan.engine.task import Task
 
     problem = "problems/sync/02_lettuce_sandwich_s42.json"
     plan = Task.load(problem).problem.optimal["plan"]
@@ -441,7 +441,7 @@ def test_the_llm_cache_is_shared_by_ray_workers(tmp_path, cluster):
 # ------------------------------------------------------------------ without a cluster
 
 def test_a_problem_is_built_from_what_was_sent_without_its_files(tmp_path, own_world, monkeypatch):
-    from engine.task import Task
+    from groundplan.engine.task import Task
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "node"))  # the node's temporary folder
     (tmp_path / "node").mkdir()
@@ -460,7 +460,7 @@ def test_a_problem_is_built_from_what_was_sent_without_its_files(tmp_path, own_w
     assert task.problem.file == expected.problem.file and task.problem.name == expected.problem.name
     assert task.initial_state() == expected.initial_state()
     assert sorted(map(str, task.applicable(task.initial_state()))) == sorted(map(str, expected.applicable(expected.initial_state())))
-    from agents.profile import profile_for
+    from groundplan.agents.profile import profile_for
 
     assert profile_for(task).data["prompts"]["system"] == "You walk a grid."  # its own prompts came along
 
@@ -484,9 +484,9 @@ def test_backend_options_that_do_not_go_together_are_refused(tmp_path, extra, me
 
 OTHER_CODE = """
 import sys
-from evals import shipping
+from groundplan.evals import shipping
 shipping.code_fingerprint = lambda: "0" * 16  # as if the driver ran another groundplan than the nodes
-from evals.cli import main
+from groundplan.evals.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -515,7 +515,7 @@ def test_an_installed_world_and_a_copy_of_its_file_elsewhere_are_two_domains(own
 # ------------------------------------------------------------------ the driver's bookkeeping, with no cluster
 
 def _job(name: str):
-    from evals.run import AgentSpec, Settings
+    from groundplan.evals.run import AgentSpec, Settings
 
     return (name, AgentSpec("oracle", (), "oracle"), Settings())
 
@@ -535,8 +535,8 @@ def _fake_ray(answers: dict):
 def test_a_dead_task_of_several_problems_charges_the_running_episode_and_requeues_the_rest():
     from collections import deque
 
-    from evals.ray_pool import RayPool
-    from evals.run import episode_id, worker_died_row
+    from groundplan.evals.ray_pool import RayPool
+    from groundplan.evals.run import episode_id, worker_died_row
 
     pool = RayPool(key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row)
     items = [(0, _job("a.json")), (1, _job("b.json")), (2, _job("c.json"))]  # three problems joined in one task
@@ -560,9 +560,9 @@ def test_a_dead_task_of_several_problems_charges_the_running_episode_and_requeue
 def test_an_error_of_the_task_itself_ends_the_run_instead_of_charging_deaths():
     from collections import deque
 
-    from engine.errors import GroundplanError
-    from evals.ray_pool import RayPool
-    from evals.run import episode_id, worker_died_row
+    from groundplan.engine.errors import GroundplanError
+    from groundplan.evals.ray_pool import RayPool
+    from groundplan.evals.run import episode_id, worker_died_row
 
     pool = RayPool(key=lambda job: episode_id(job[1].label, job[0]), died=worker_died_row)
     failed = ray.exceptions.RayTaskError("_episodes", "Traceback ...", ModuleNotFoundError("No module named 'engine'"))
@@ -576,7 +576,7 @@ def test_an_error_of_the_task_itself_ends_the_run_instead_of_charging_deaths():
 def test_tasks_take_a_shrinking_share_of_what_is_left_and_every_episode_once():
     from collections import deque
 
-    from evals.ray_pool import MAX_GROUP, _take_group
+    from groundplan.evals.ray_pool import MAX_GROUP, _take_group
 
     queue = deque([[(i, _job(f"p{i}.json"))] for i in range(300)])
     sizes, seen = [], []

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agents import Limits, run_episode
-from agents.base import Agent, Reply
-from agents.interpret import ACTION, interpret
-from agents.loop import step_cap_from
-from agents.profile import profile_for
-from engine.task import Task
-from evals import run as R
-from evals.cli import run
-from evals.summary import summarise, table
+from groundplan.agents import Limits, run_episode
+from groundplan.agents.base import Agent, Reply
+from groundplan.agents.interpret import ACTION, interpret
+from groundplan.agents.loop import step_cap_from
+from groundplan.agents.profile import profile_for
+from groundplan.engine.task import Task
+from groundplan.evals import run as R
+from groundplan.evals.cli import run
+from groundplan.evals.summary import summarise, table
 
 ROOT = Path(__file__).resolve().parent.parent
 SUSSMAN = str(ROOT / "problems/blocksworld/sussman.json")  # no `optimal` entry

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import budget
-from engine.errors import ResourceLimit
+from groundplan.engine import budget
+from groundplan.engine.errors import ResourceLimit
 
 
 def tower_problem(path: Path, blocks: int) -> Path:
@@ -31,7 +31,7 @@ def tower_problem(path: Path, blocks: int) -> Path:
 
 def plan_cli(*args, timeout=120):
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "engine.cli", "plan", *map(str, args), "--json"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "groundplan.cli", "plan", *map(str, args), "--json"], capture_output=True,
                           text=True, timeout=timeout)
     return done, time.perf_counter() - began
 
@@ -55,8 +55,8 @@ def test_memory_limit_stops_a_grounding_that_does_not_fit(tmp_path):
 
 
 def test_solve_reports_a_status_when_the_budget_runs_out_while_grounding(tmp_path):
-    from engine.task import Task
-    from planners import solve
+    from groundplan.engine.task import Task
+    from groundplan.planners import solve
 
     path = tower_problem(tmp_path / "tower.json", 80)
     task = Task.load(path)
@@ -99,8 +99,8 @@ def test_the_alarm_stops_code_that_never_polls():
 
 def test_the_oracle_respects_the_episode_time(tmp_path):
     """The stored plan is broken, so the oracle plans; its planner used to get 60 s per call."""
-    from agents import Limits, make_agent, run_episode
-    from engine.task import Task
+    from groundplan.agents import Limits, make_agent, run_episode
+    from groundplan.engine.task import Task
 
     path = tower_problem(tmp_path / "tower.json", 150)
     data = json.loads(path.read_text())
@@ -120,8 +120,8 @@ def test_the_oracle_respects_the_episode_time(tmp_path):
 
 
 def test_an_episode_that_outgrows_its_memory_is_a_memout(tmp_path, monkeypatch):
-    from agents import Limits, make_agent, run_episode
-    from engine.task import Task
+    from groundplan.agents import Limits, make_agent, run_episode
+    from groundplan.engine.task import Task
 
     task = Task.load(tower_problem(tmp_path / "tower.json", 120))
     agent = make_agent("oracle")
@@ -136,8 +136,8 @@ def test_an_episode_that_outgrows_its_memory_is_a_memout(tmp_path, monkeypatch):
 def test_a_search_stopped_by_its_time_still_reports_what_it_proved():
     """The budget opened before grounding must end the search through the search's own result,
     which carries the proven lower bound and the node counts (`plan --store` keeps the bound)."""
-    from engine.task import Task
-    from planners import solve
+    from groundplan.engine.task import Task
+    from groundplan.planners import solve
 
     task = Task.load("problems/logistics/logistics-c3-p3-s1.json")  # optimum 17: not proven in 0.2 s
     task.universe()
@@ -179,7 +179,7 @@ def test_an_inner_alarm_neither_delays_nor_extends_an_outer_one():
 def test_actions_takes_the_time_and_memory_limits_of_plan(tmp_path, limit, words):
     problem = tower_problem(tmp_path / "tower.json", 300)  # grounding alone: 9 s and 2 GB unbounded
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "engine.cli", "actions", str(problem), *limit], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "groundplan.cli", "actions", str(problem), *limit], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 2 and words in done.stderr, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and time.perf_counter() - began < 8
@@ -189,7 +189,7 @@ def test_actions_takes_the_time_and_memory_limits_of_plan(tmp_path, limit, words
 def test_every_grounding_command_offers_the_limits(command):
     from click.testing import CliRunner
 
-    from engine.cli import main
+    from groundplan.engine.cli import main
 
     out = CliRunner().invoke(main, [command, "--help"]).output
     assert "--time-limit" in out and "--memory-limit" in out

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.task import Task
-from evals.cli import report, run
+from groundplan.engine.task import Task
+from groundplan.evals.cli import report, run
 from llm_server import ScriptedServer
 
 P1, P2 = "problems/sync/01_cheese_sandwich_s42.json", "problems/sync/02_lettuce_sandwich_s42.json"
@@ -66,8 +66,8 @@ def test_another_seed_draws_new_replies_and_the_same_seed_replays_them(tmp_path)
         _eval(server, [P1], tmp_path / "d", "--seed", "2", "--no-llm-seed")  # not sent, still in the key
         assert len(server.requests) == 3
         bodies = [r["body"] for r in server.requests]
-    from agents.llm.client import provider_seed
-    from evals.run import episode_seed
+    from groundplan.agents.llm.client import provider_seed
+    from groundplan.evals.run import episode_seed
 
     seeds = [episode_seed(s, _label(), P1) for s in (0, 1)]
     assert [b.get("seed") for b in bodies] == [provider_seed(seeds[0]), provider_seed(seeds[1]), None]
@@ -77,7 +77,7 @@ def test_another_seed_draws_new_replies_and_the_same_seed_replays_them(tmp_path)
 
 # ------------------------------------------------------------------ item 2: --samples N and pass@k
 def test_samples_are_episodes_of_their_own_resumed_reported_and_scored_by_pass_at_k(tmp_path):
-    from evals.run import episode_seed
+    from groundplan.evals.run import episode_seed
 
     out = tmp_path / "run"
     with ScriptedServer([_plan(P1), BAD] + [BAD] * 4) as server:  # P1, P2; then P1 @s1 @s2, P2 @s1 @s2
@@ -119,7 +119,7 @@ def test_samples_give_the_same_lines_with_workers(tmp_path):
 
 
 def test_pass_at_k_is_the_unbiased_estimator():
-    from evals.summary import pass_at, pass_at_k
+    from groundplan.evals.summary import pass_at, pass_at_k
 
     for n in range(1, 7):
         for c in range(n + 1):
@@ -155,8 +155,8 @@ def test_a_cached_rerun_spends_nothing_and_reports_the_cached_apart_and_refresh_
 
 
 def test_each_cache_mode_reads_and_writes_as_it_says(tmp_path):
-    from agents.llm.cache import DiskCache
-    from agents.llm.client import Client
+    from groundplan.agents.llm.cache import DiskCache
+    from groundplan.agents.llm.client import Client
 
     messages = [{"role": "user", "content": "Say something."}]
     cache = DiskCache(tmp_path / "modes")
@@ -180,7 +180,7 @@ def test_each_cache_mode_reads_and_writes_as_it_says(tmp_path):
         assert client("refresh").complete(messages, seed=1).text == "reply 7"  # asked again, and replaces the entry
         assert entries() == ["reply 6", "reply 7"]
         assert client("on").complete(messages, seed=1).text == "reply 7" and len(server.requests) == 7
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     with pytest.raises(GroundplanError, match="not a cache mode.*refresh"):
         Client(MODEL, cache=False, cache_mode="fresh")
@@ -205,7 +205,7 @@ def test_a_model_without_a_price_has_unknown_dollars_not_zero(tmp_path):
 
 
 def test_partly_priced_dollars_are_a_lower_bound_and_old_lines_still_read():
-    from evals.summary import markdown, summarise
+    from groundplan.evals.summary import markdown, summarise
 
     def row(i, **fields):
         return {"id": f"llm::p{i}", "problem_ref": f"p{i}", "agent_label": "llm", "problem_set": "s", "success": True,

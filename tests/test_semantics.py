@@ -2,8 +2,8 @@
 derived predicates, temporal goals, agents and the inapplicable-action policies."""
 import pytest
 
-from engine import InapplicableAction, Task, load_problem
-from engine.validate import validate_plan
+from groundplan.engine import InapplicableAction, Task, load_problem
+from groundplan.engine.validate import validate_plan
 
 KITCHEN = {
     "groundplan": "1", "name": "mini-kitchen",
@@ -54,7 +54,7 @@ def kitchen(settings=None, goal=True):
         "patty": "item", "lettuce": "item", "stove1": "station", "stove2": "station", "table": "station", "pot": "container"},
         "init": [["on", "patty", "stove1"], ["stove", "stove1"], ["stove", "stove2"], ["on", "lettuce", "table"], ["empty", "pot"]],
         "goal": goal, "settings": settings or {}}
-    from engine.loader import build_problem, load_domain
+    from groundplan.engine.loader import build_problem, load_domain
     return Task(build_problem(problem, "<p>", None, domain=load_domain(KITCHEN)))
 
 
@@ -147,7 +147,7 @@ GRID = {
 
 
 def line(goal, policy="reject", n=4):
-    from engine.loader import build_problem, load_domain
+    from groundplan.engine.loader import build_problem, load_domain
     domain = dict(GRID, on_inapplicable=policy)
     cells = [f"c{i}" for i in range(n)]
     problem = {"groundplan": "1", "name": "p", "domain": "line", "objects": {c: "cell" for c in cells},
@@ -210,7 +210,7 @@ TURNS = {
 
 
 def two_robots(mode):
-    from engine.loader import build_problem, load_domain
+    from groundplan.engine.loader import build_problem, load_domain
     problem = {"groundplan": "1", "name": "p", "domain": "two", "agents": {"mode": mode},
                "objects": {"r1": "robot", "r2": "robot", "x": "spot", "y": "spot", "z": "spot"},
                "init": [["at", "r1", "x"], ["at", "r2", "y"], ["free", "z"]],
@@ -249,7 +249,7 @@ def test_shipped_problem_loads_by_domain_name():
                                   "domains/kitchen/tasks/async/06_potato_soup.json"])
 def test_lifted_mode_lists_the_same_actions_as_the_grounded_one(path):
     """With grounding disallowed, applicable actions come from per-state joins: same answers."""
-    from engine.testing import law_violations, replay_choices
+    from groundplan.engine.testing import law_violations, replay_choices
     grounded, lifted = Task(load_problem(path)), Task(load_problem(path), grounding_limit=0)
     assert grounded.is_grounded and not lifted.is_grounded
     import random
@@ -266,7 +266,7 @@ def test_lifted_mode_lists_the_same_actions_as_the_grounded_one(path):
 
 
 def test_parse_plan_resolves_each_step_where_the_previous_ones_lead():
-    from engine.task import UnknownAction
+    from groundplan.engine.task import UnknownAction
     task = Task.load("problems/blocksworld/sussman.json")
     plan = ["unstack c from a", "put down c", "pick up b", "stack b on c", "pick up a", "stack a on b"]
     actions = task.parse_plan(plan)

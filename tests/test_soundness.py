@@ -2,10 +2,10 @@
 heuristic must agree with blind search on these small worlds, and so must symmetry and routing."""
 import pytest
 
-from engine import Task
-from engine.loader import build_problem, load_domain
-from planners import SOLVED_OPTIMAL, solve
-from planners import heuristics as H
+from groundplan.engine import Task
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.planners import SOLVED_OPTIMAL, solve
+from groundplan.planners import heuristics as H
 
 
 def make(domain, problem):
@@ -93,7 +93,7 @@ def test_routing_is_satisficing_unless_legs_are_declared_independent():
 
 
 def test_symmetry_is_off_where_renaming_could_reorder_colliding_timers():
-    from planners.search.symmetry import Symmetry
+    from groundplan.planners.search.symmetry import Symmetry
     world = {"types": {"box": "object"},
              "predicates": {"open": {"parameters": [["?b", "box"]]}, "token": {}, "got": {"parameters": [["?b", "box"]]}},
              "timers": {"grab": {"parameters": [["?b", "box"]], "duration": 2,

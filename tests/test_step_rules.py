@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from llm_server import ScriptedServer
 
-from agents.base import Agent, Reply
-from agents.loop import FINISHED, INVALID_OUTPUT, Limits, run_episode
-from agents.registry import make_agent
-from engine.task import Task
+from groundplan.agents.base import Agent, Reply
+from groundplan.agents.loop import FINISHED, INVALID_OUTPUT, Limits, run_episode
+from groundplan.agents.registry import make_agent
+from groundplan.engine.task import Task
 
 KITCHEN = "problems/sync/01_cheese_sandwich_s126.json"
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import ModelError
-from engine.loader import build_problem, load_domain
-from engine.tables import Row, Table, placements
-from engine.task import Task
+from groundplan.engine.errors import ModelError
+from groundplan.engine.loader import build_problem, load_domain
+from groundplan.engine.tables import Row, Table, placements
+from groundplan.engine.task import Task
 
 VALUES = (0, 1, 2, 3)
 

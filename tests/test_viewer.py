@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agents.loop import state_hash
-from engine import Task
-from engine.cli import main as groundplan
-from evals.cli import run as evals_run
-from evals.cli import view as evals_view
-from evals.view import Runs, problem_runs, serve
-from evals.view.episodes import replay_frames
+from groundplan.agents.loop import state_hash
+from groundplan.engine import Task
+from groundplan.engine.cli import main as groundplan
+from groundplan.evals.cli import run as evals_run
+from groundplan.evals.cli import view as evals_view
+from groundplan.evals.view import Runs, problem_runs, serve
+from groundplan.evals.view.episodes import replay_frames
 
 PROBLEM = "problems/sync/01_cheese_sandwich_s126.json"
 

@@ -18,7 +18,7 @@ PROBLEMS = ["problems/async/01_cheese_chicken_sandwich_s126.json", "problems/asy
 
 def plan_eval(*args):
     """plan-eval in this process (these tests are about the page, not the process)."""
-    from evals.cli import run, view
+    from groundplan.evals.cli import run, view
 
     command, args = (view, args[1:]) if args[0] == "view" else (run, args)
     done = CliRunner().invoke(command, list(args), catch_exceptions=False)
@@ -114,7 +114,7 @@ def test_the_list_filters_by_outcome_and_agent(runs, browser, tmp_path):
 def test_two_runs_side_by_side_on_loopback(runs, browser):
     a, b, rows = runs
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from evals.view import Runs, serve
+    from groundplan.evals.view import Runs, serve
 
     pages = Runs([a, b], togo_time=0.3)
     ready = threading.Event()
@@ -153,13 +153,13 @@ WORLDS = {
 def test_every_world_is_drawn_from_its_data(world, browser, tmp_path):
     problem, selector = WORLDS[world]
     out = tmp_path / f"{world}.html"
-    from engine.cli import main
+    from groundplan.engine.cli import main
 
     done = CliRunner().invoke(main, ["view", problem, "--html", str(out), "--togo-time", "0"], catch_exceptions=False)
     assert done.exit_code == 0, done.output
     page, errors = open_page(browser, out.as_uri())
-    from engine import Task
-    from engine.picture import scene
+    from groundplan.engine import Task
+    from groundplan.engine.picture import scene
 
     task = Task.load(problem)
     expected = scene(task, task.initial_state())
@@ -186,7 +186,7 @@ def test_the_page_loads_nothing_from_elsewhere(runs, browser, tmp_path):
     its policy keeps Chromium from fetching another address, from a --html file and from the server."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from evals.view import Runs, serve
+    from groundplan.evals.view import Runs, serve
 
     fetched = []
 

@@ -4,10 +4,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Task, validate_plan
-from planners import solve
-from planners.search.layered import bounded_breadth_first
-from planners.improve.windows import reoptimize
+from groundplan.engine import Task, validate_plan
+from groundplan.planners import solve
+from groundplan.planners.search.layered import bounded_breadth_first
+from groundplan.planners.improve.windows import reoptimize
 
 from generated import blocks_problems, blocks_task
 
@@ -48,7 +48,7 @@ def _with_detour(task, texts, k):
 
 
 def test_a_detour_that_action_elimination_cannot_drop_is_bridged():
-    from planners.improve.shorten import shorten
+    from groundplan.planners.improve.shorten import shorten
     task = Task.load("domains/kitchen/tasks/sync/02_lettuce_sandwich.json")
     optimal = solve(task, planner="prove", time_limit=60)
     assert optimal.cost == 14
@@ -99,7 +99,7 @@ def test_a_bridge_that_breaks_an_always_goal_is_refused(monkeypatch):
     """A bridge is searched without the temporal goal's memory, so the whole new plan is replayed
     from the start: one passing through a forbidden state (a on c) is refused, even when it ends
     exactly where the old plan did."""
-    import planners.improve.windows as W
+    import groundplan.planners.improve.windows as W
     task = blocks_task({"groundplan": "1", "name": "g", "domain": "blocksworld",
                         "objects": {"a": "block", "b": "block", "c": "block"},
                         "init": [["ontable", "a"], ["ontable", "b"], ["ontable", "c"], ["clear", "a"],

@@ -57,7 +57,7 @@ class LLMAgent(Agent):
         self.system_prompt, self.examples, self.history_mode = system_prompt, examples, history
         if max_reply_chars is not None and (isinstance(max_reply_chars, bool) or not isinstance(max_reply_chars, int)
                                             or max_reply_chars < 1):
-            from engine.errors import GroundplanError
+            from groundplan.engine.errors import GroundplanError
 
             raise GroundplanError(f"max_reply_chars is a whole number >= 1 (or None: keep replies whole), not {max_reply_chars!r}")
         self.max_reply_chars = max_reply_chars
@@ -91,11 +91,11 @@ class LLMAgent(Agent):
         self.own_prompt = None
         if self.history_mode_now == "chat":
             # the world builds the opening (system prompt, few-shot turns) for this strategy's tools
-            from engine.loader import world_module
+            from groundplan.engine.loader import world_module
 
             own = world_module(task.domain, "prompting")
             if own is None:
-                from engine.errors import GroundplanError
+                from groundplan.engine.errors import GroundplanError
 
                 raise GroundplanError(f"strategy '{self.strategy}' of world '{self.profile.world}' keeps a chat history, "
                                       f"which needs domains/{self.profile.world}/prompting.py: opening(spec, task)"
@@ -107,7 +107,7 @@ class LLMAgent(Agent):
             self.opening = []
         elif spec.get("shots"):
             if self.examples:
-                from engine.errors import GroundplanError
+                from groundplan.engine.errors import GroundplanError
 
                 raise GroundplanError(f"strategy '{self.strategy}' of world '{self.profile.world}' brings its own examples "
                                       f"({spec['shots']}); drop the examples option")

@@ -57,7 +57,7 @@ MODES = {
 
 def check_mode(mode: str) -> str:
     if mode not in MODES:
-        from engine.errors import GroundplanError, did_you_mean
+        from groundplan.engine.errors import GroundplanError, did_you_mean
 
         hint = did_you_mean(str(mode), list(MODES))
         raise GroundplanError(f"'{mode}' is not a cache mode" + (f" ({hint})" if hint else "") + f": choose from {', '.join(MODES)}")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 def strategy_spec(profile, strategy: str) -> dict:
     """The strategy's entry in the world's profile, or a clear error naming what the world has."""
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     from ..profile import describe_strategies
 
@@ -61,8 +61,8 @@ class WorldPrompt:
 
 
 def world_prompt(profile, strategy: str, spec: dict, task) -> WorldPrompt:
-    from engine.errors import GroundplanError
-    from engine.loader import world_module
+    from groundplan.engine.errors import GroundplanError
+    from groundplan.engine.loader import world_module
 
     name = spec["prompt"]
     where = f"strategy '{strategy}' of world '{profile.world}'"
@@ -86,7 +86,7 @@ def _fill(template: str, **fields) -> str:
 
 def _changes(task, before, after) -> str:
     """What one step changed, in the domain's words: the facts that became true and false."""
-    from engine.render import atom_text
+    from groundplan.engine.render import atom_text
 
     old = set(task.true_atoms(before, include_static=False))
     new = set(task.true_atoms(after, include_static=False))
@@ -98,15 +98,15 @@ def _changes(task, before, after) -> str:
 @functools.lru_cache(maxsize=32)
 def example_text(path: str, strategy: str) -> str:
     """A worked example from a problem file with a stored plan, in the strategy's answer format."""
-    from engine.render import observation
-    from engine.task import Task
-    from engine.validate import validate_plan
+    from groundplan.engine.render import observation
+    from groundplan.engine.task import Task
+    from groundplan.engine.validate import validate_plan
 
     task = Task.load(path)
     plan = (task.problem.optimal or {}).get("plan") or []
     result = validate_plan(task, plan)
     if not plan or not result.valid:
-        from engine.errors import GroundplanError
+        from groundplan.engine.errors import GroundplanError
 
         raise GroundplanError(f"{path}: an example needs a stored valid plan ('optimal'/'plan')")
     states = result.states
@@ -138,7 +138,7 @@ def examples_for(profile, strategy: str, paths: list[str] | None) -> str:
 def world_text(profile, task) -> str:
     """The `{world}` block of the generic instructions: the domain's description and each setting of
     the problem with its value, or '' when the domain says nothing and has no settings."""
-    from engine.render import fill_settings, settings_lines
+    from groundplan.engine.render import fill_settings, settings_lines
 
     description = fill_settings((task.domain.description or "").strip(), task.settings)
     parts = [_fill(profile.template("world", default="{description}"), description=description)] if description else []
@@ -152,7 +152,7 @@ def fill_task(text: str, task, profile) -> str:
     """A template of `profile` filled for one problem: {world} and each setting's {name} (engine.render.fill_settings)."""
     if task is None or not text or "{" not in text:
         return text
-    from engine.render import fill_settings
+    from groundplan.engine.render import fill_settings
 
     if "{world}" in text:
         text = text.replace("{world}", world_text(profile, task))

@@ -34,7 +34,7 @@ _PUNCTUATION = ".,;:!?\"'`*()[]"
 
 
 def _error(message: str):
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     return GroundplanError(message)
 
@@ -72,7 +72,7 @@ def for_task(spec: dict, task) -> dict:
 
 
 def _facts(task, state, pred: str) -> str:
-    from engine.render import atom_text
+    from groundplan.engine.render import atom_text
 
     return "; ".join(atom_text(task.domain, p, a, labels=task.problem.labels) for p, a in task.true_atoms(state) if p == pred)
 

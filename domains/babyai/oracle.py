@@ -405,7 +405,7 @@ def _classify(formula) -> tuple[str, list, list]:
 
 def solve(task, time_limit: float | None = 60.0, memory_limit: float | None = None):
     """The optimal plan of a BabyAI task (a PlanResult with the planners' status vocabulary)."""
-    from planners.search import best_first
+    from groundplan.planners.search import best_first
 
     return best_first(task, heuristic=Estimate(task), planner="babyai-astar", time_limit=time_limit,
                       memory_limit=memory_limit)

@@ -29,7 +29,7 @@ def kind(task) -> str | None:
 
 
 def messages(task, strategy: str) -> list[dict]:
-    from engine.errors import GroundplanError
+    from groundplan.engine.errors import GroundplanError
 
     if strategy not in STRATEGIES:
         raise GroundplanError(f"BabyAI questions are asked with the strategies {', '.join(STRATEGIES)}, "
@@ -52,7 +52,7 @@ def _optimal_actions(task, satisficing: bool = False) -> list[str] | None:
     if result.status == "solved-optimal":
         return list(result.plan)
     if satisficing:
-        from planners.search import best_first
+        from groundplan.planners.search import best_first
 
         result = best_first(task, heuristic=Estimate(task), greedy=True, time_limit=60)
         return list(result.plan) if result.plan else None
@@ -104,7 +104,7 @@ def check_answer_key(task) -> list:
     errors: list = []
 
     def error(key, message, hint=None):
-        from engine.errors import Diagnostic, pointer
+        from groundplan.engine.errors import Diagnostic, pointer
 
         errors.append(Diagnostic(task.problem.file, pointer(["metadata", key]),
                                  f"{which.capitalize()} row '{task.problem.name}': {message}", hint))

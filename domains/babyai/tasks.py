@@ -60,7 +60,7 @@ class ParseError(ValueError):
 # ---------------------------------------------------------------- rows and tasks
 def as_task(row):
     """The interpreter Task for a Task, a problem dict or a problem reference."""
-    from engine import Task
+    from groundplan.engine import Task
 
     if isinstance(row, Task):
         return row
@@ -70,8 +70,8 @@ def as_task(row):
 
 
 def _task_from_dict(data: dict):
-    from engine import Task
-    from engine.loader import build_problem
+    from groundplan.engine import Task
+    from groundplan.engine.loader import build_problem
 
     data = dict(data)
     data.setdefault("groundplan", "1")
@@ -630,7 +630,7 @@ def build_prompt(task_name: str, strategy: str, row, fmt: str = "structured") ->
 
 # ---------------------------------------------------------------- command line
 def _references(path: str, limit: int | None = None, every: int = 1) -> list[str]:
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     names = problemsets.names(path)[::max(1, every)]
     return [f"{path}#{n}" for n in names[:limit]]
@@ -639,10 +639,10 @@ def _references(path: str, limit: int | None = None, every: int = 1) -> list[str
 def main(argv=None) -> int:
     """Offline use without plan-eval: write prompts, oracle answers, and score answer files.
 
-        python -m domains.babyai.tasks prompts problems/babyai/predict.jsonl.gz --strategy tot > prompts.jsonl
-        python -m domains.babyai.tasks oracle problems/babyai/decompose.jsonl.gz \\
+        python -m groundplan.domains.babyai.tasks prompts problems/babyai/predict.jsonl.gz --strategy tot > prompts.jsonl
+        python -m groundplan.domains.babyai.tasks oracle problems/babyai/decompose.jsonl.gz \\
             --predict problems/babyai/predict.jsonl.gz > answers.jsonl
-        python -m domains.babyai.tasks score answers.jsonl --out scores.jsonl
+        python -m groundplan.domains.babyai.tasks score answers.jsonl --out scores.jsonl
 
     An answers file has one {"problem": "FILE.jsonl#NAME", "answer": "..."} per line (other keys,
     such as "strategy" or "model", are copied into the scores)."""
@@ -650,7 +650,7 @@ def main(argv=None) -> int:
 
     from . import metrics
 
-    parser = argparse.ArgumentParser(prog="python -m domains.babyai.tasks", description=main.__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m groundplan.domains.babyai.tasks", description=main.__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("prompts", help="one JSON line of chat messages per problem")
     p.add_argument("set")
@@ -677,7 +677,7 @@ def main(argv=None) -> int:
                               "messages": build_messages(kind, args.strategy, task, args.format)}))
         return 0
     if args.command == "oracle":
-        from engine import problemsets
+        from groundplan.engine import problemsets
 
         for ref in _references(args.set, args.limit, args.every):
             task = as_task(ref)

@@ -26,7 +26,7 @@ class Environment:
 
 def load(tags=None, indices=None, folder=PROBLEMS):
     """Environments of the given file tags (default all 20) and grid indices (default 0..99)."""
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     paths = sorted(Path(folder).glob("*.jsonl"))
     if tags is not None:

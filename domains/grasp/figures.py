@@ -1,6 +1,6 @@
 """Regenerates the GRASP figures quoted in domains/grasp/README.md from the committed problems.
 
-    python -m domains.grasp.figures [--instances 10] [--rw-seeds 50] [--greedy-seeds 10]
+    python -m groundplan.domains.grasp.figures [--instances 10] [--rw-seeds 50] [--greedy-seeds 10]
 
 - the exact optimum's mean per rule combination (the stored optima);
 - random walk and greedy under corrected scoring (spec section 9B), Monte-Carlo means over seeds;

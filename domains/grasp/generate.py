@@ -147,7 +147,7 @@ def header(tag: str) -> dict:
 
 def convert(source: Path, out: Path, tags=TAGS, quiet=False) -> int:
     """Write one problem-set file per released file; returns the number of environments."""
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     total = 0
     for tag in tags:

@@ -1,6 +1,6 @@
 """Writes domains/grasp/domain.json: the GRASP world as data (run once; the output is committed).
 
-    python -m domains.grasp.make_domain
+    python -m groundplan.domains.grasp.make_domain
 
 The 11x11 map is the same in every GRASP problem, so its 121 cells, the 8 directions and the
 adjacency between cells are the domain's constants and facts (the domain-level `init`); a problem

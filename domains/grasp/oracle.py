@@ -17,7 +17,7 @@ def solve(grid: Grid, rules: dict, shared=None, time_limit=None, hint=None) -> t
 
     hint: leg targets (as exact.solve returns them) for CP-SAT to start from; the optimum is
     still proven by CP-SAT, the hint only shortens the search."""
-    from planners.routing.orienteering import solve_trips
+    from groundplan.planners.routing.orienteering import solve_trips
 
     cells, dist = shared if shared is not None else exact.tables(grid, rules["moves"])
     prizes = [0] + [1] * (len(cells) - 1)

@@ -1,6 +1,6 @@
 """Deterministic generator of gridnav problems: an NxN grid with K obstacles, a start and a target.
 
-    python -m domains.gridnav.generate --size 32 --obstacles 180 --seed 0 --out problems/gridnav/room32-180.json
+    python -m groundplan.domains.gridnav.generate --size 32 --obstacles 180 --seed 0 --out problems/gridnav/room32-180.json
 
 Everything is drawn from one `random.Random(seed)`: first the K distinct obstacle cells, then the
 start and the target (two distinct free cells). If the target cannot be reached from the start, or
@@ -83,7 +83,7 @@ def ascii_map(size: int, blocked: set, start: tuple, target: tuple) -> list[str]
 
 
 def command_line(size: int, obstacles: int, seed: int, min_distance: int, name: str | None, out: str | None) -> str:
-    cmd = f"python -m domains.gridnav.generate --size {size} --obstacles {obstacles} --seed {seed} --min-distance {min_distance}"
+    cmd = f"python -m groundplan.domains.gridnav.generate --size {size} --obstacles {obstacles} --seed {seed} --min-distance {min_distance}"
     cmd += f" --name {name}" if name else ""
     return cmd + (f" --out {out}" if out else "")
 
@@ -143,7 +143,7 @@ def dumps(problem: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m domains.gridnav.generate", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m groundplan.domains.gridnav.generate", description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, required=True, help="grid side N (N x N cells)")
     parser.add_argument("--obstacles", type=int, required=True, help="number K of distinct obstacle cells")
     parser.add_argument("--seed", type=int, default=0, help="seed of random.Random (default 0)")

@@ -1,6 +1,6 @@
 """Convert Robotouille problem files (release branch c8236a2e) into groundplan problems.
 
-    python -m domains.kitchen.convert REFERENCE_EXAMPLES_DIR [--out domains/kitchen/tasks]
+    python -m groundplan.domains.kitchen.convert REFERENCE_EXAMPLES_DIR [--out domains/kitchen/tasks]
 
 REFERENCE_EXAMPLES_DIR is the reference's `environments/env_generator/examples` folder. The
 reference file `k_name.json` of each task set becomes `NN_name.json` with NN = k + 1 (the paper's
@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from domains.kitchen.horizons import stamp
+from groundplan.domains.kitchen.horizons import stamp
 
 STATIONS = ("table", "stove", "board", "fryer", "sink")
 ITEMS = ("topbun", "bottombun", "bread", "lettuce", "onion", "tomato", "patty", "chicken", "cheese", "potato")

@@ -8,7 +8,7 @@ cap would stop even the oracle. Both numbers are kept in `metadata` (`paper_hori
 `reference_max_steps`) so a report can apply the reference's cap, and `--max-steps` reproduces
 it for one task.
 
-    python -m domains.kitchen.horizons          # record them in tasks/ and problems/
+    python -m groundplan.domains.kitchen.horizons          # record them in tasks/ and problems/
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Deterministic generator of logistics problems: cities, their locations, trucks, airplanes, packages.
 
     groundplan generate logistics --cities 2 --packages 4 --seed 1 --out problems/logistics/c2-p4-s1.json
-    python -m domains.logistics.generate ...   (the same)
+    python -m groundplan.domains.logistics.generate ...   (the same)
 
 Every city has `--locations` locations (default 2): the first is its airport `apt<i>`, the others
 post offices (`po<i>` when a city has one, else `po<i>a`, `po<i>b`, ...). City `c<i>` gets trucks
@@ -103,7 +103,7 @@ def dumps(data: dict) -> str:
     """The problem in the layout every generated problem shares (engine.layout).
 
     `groundplan plan --store` rewrites a file in its own layout; `--reformat` puts it back."""
-    from engine.layout import dumps_problem
+    from groundplan.engine.layout import dumps_problem
 
     return dumps_problem(data)
 

@@ -1,6 +1,6 @@
 """Write the oracle's results into the crafting world's problem sets, in place.
 
-    python -m domains.plancraft.annotate problems/plancraft/*.jsonl [--max-expansions N] [--no-reference]
+    python -m groundplan.domains.plancraft.annotate problems/plancraft/*.jsonl [--max-expansions N] [--no-reference]
 
 For every row, only `optimal` and `metadata.reference_actions` change (the header line and every
 other field are kept byte for byte):
@@ -63,7 +63,7 @@ def record(result: oracle.Result, reference: list[str] | None = None) -> dict:
 def annotate(path: str, max_expansions: int = oracle.MAX_EXPANSIONS, use_reference: bool = True,
              log=sys.stderr) -> dict:
     """Rewrite one problem-set file; returns counts by status."""
-    from engine.task import Task
+    from groundplan.engine.task import Task
 
     text = Path(path).read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)

@@ -26,8 +26,8 @@ import copy
 import re
 from dataclasses import dataclass, field
 
-from agents.base import Agent, Reply
-from engine.tables import pair_off
+from groundplan.agents.base import Agent, Reply
+from groundplan.engine.tables import pair_off
 
 from . import world
 from .text import read_reply
@@ -723,7 +723,7 @@ def compare_loop(reference: ReferenceLoop, task, tools, rng=None, texts=None, st
     `LoopReplies(task, rng)` as our episode goes, or `texts`. Compared turn by turn: the message
     the agent was shown (search replies up to the reference's random placement), the number of
     turns and of steps counted, success, and how the episode ended."""
-    from agents.loop import DECLARED, GOAL, STEP_CAP, WRONG_DECLARATION, Limits, run_episode
+    from groundplan.agents.loop import DECLARED, GOAL, STEP_CAP, WRONG_DECLARATION, Limits, run_episode
 
     agent = ScriptedAgent(LoopReplies(task, rng, stop_rate) if texts is None else list(texts), tools)
     episode = run_episode(task, agent, Limits(budget="current"))
@@ -759,7 +759,7 @@ def loop_agreement(refs, seeds, reference: ReferenceLoop | None = None, stop_rat
     all replays)."""
     import random
 
-    from engine import Task
+    from groundplan.engine import Task
 
     reference = reference or ReferenceLoop()
     replays, failures = [], []

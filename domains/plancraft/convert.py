@@ -19,7 +19,7 @@ and filled in `glob` order; we fix glob's file-system order to sorted order, and
 shows that no grid matches two crafting recipes with different results, so the order cannot
 change an outcome).
 
-    python -m domains.plancraft.convert [--source plancraft-0.4.9-py3-none-any.whl]
+    python -m groundplan.domains.plancraft.convert [--source plancraft-0.4.9-py3-none-any.whl]
 """
 from __future__ import annotations
 
@@ -173,7 +173,7 @@ def domain(data: Data) -> dict:
 
 def overlaps(data: Data) -> list[tuple[str, str]]:
     """Pairs of crafting recipes with different results that some grid matches both (none in 0.4.9)."""
-    from engine.tables import placements
+    from groundplan.engine.tables import placements
 
     shapes = []  # each recipe as a list of placements: 9 cells (sets of item ids, {0} = empty), or a multiset
     for recipe in data.recipes:
@@ -208,7 +208,7 @@ def overlaps(data: Data) -> list[tuple[str, str]]:
 
 def _pair_sets(a: list[set], b: list[set]) -> bool:
     """Whether the cells of `a` pair off with those of `b`, each pair sharing an item (one grid fits both)."""
-    from engine.tables import pair_off
+    from groundplan.engine.tables import pair_off
 
     return pair_off([[j for j, cell in enumerate(b) if x & cell] for x in a])
 

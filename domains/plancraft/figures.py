@@ -2,7 +2,7 @@
 
 They check the conversion (domains/plancraft/convert.py) against the published numbers: split
 sizes, complexity bins, impossible shares, recipe counts, stack sizes, the recipe graph, the
-unseen-target flags. `python -m domains.plancraft.figures` prints them; tests/test_plancraft_data.py
+unseen-target flags. `python -m groundplan.domains.plancraft.figures` prints them; tests/test_plancraft_data.py
 asserts them against the spec's values.
 """
 from __future__ import annotations

@@ -105,7 +105,7 @@ IMPOSSIBLE_BIN = 5
 def check_answer_key(task) -> list:
     """What is wrong with a Plancraft row's labels (see the module docstring), as Diagnostics at
     the row's file and line and /metadata/...; empty when they hold or the problem is no row."""
-    from engine.errors import Diagnostic, pointer
+    from groundplan.engine.errors import Diagnostic, pointer
 
     meta = task.problem.metadata or {}
     if "complexity_bin" not in meta and "impossible" not in meta:
@@ -127,13 +127,13 @@ def check_answer_key(task) -> list:
         error("impossible", f"labelled impossible, but /optimal/plan stores a plan of {len(plan)} action(s) for it "
               "(replayed by the check of /optimal)",
               "set impossible to false, or, if the plan is wrong, remove it and prove the row unsolvable "
-              "(python -m domains.plancraft.annotate FILE)")
+              "(python -m groundplan.domains.plancraft.annotate FILE)")
     elif impossible and cost is not None:
         error("impossible", f"labelled impossible, but /optimal stores a cost ({cost}) for it",
-              "set impossible to false, or prove the row unsolvable (python -m domains.plancraft.annotate FILE)")
+              "set impossible to false, or prove the row unsolvable (python -m groundplan.domains.plancraft.annotate FILE)")
     elif impossible and not proven:
         error("impossible", "labelled impossible, but nothing stored proves it (/optimal has no \"solvable\": false)",
-              "prove it (python -m domains.plancraft.annotate FILE stores the proof), or set impossible to false")
+              "prove it (python -m groundplan.domains.plancraft.annotate FILE stores the proof), or set impossible to false")
     elif not impossible and proven:
         how = f" ({entry['method']})" if entry.get("method") else ""
         error("impossible", f"labelled possible, but /optimal/solvable is false: the row is proven unsolvable{how}",
@@ -156,7 +156,7 @@ def _check_reference_actions(task, stored, error) -> None:
     plan = reference_plan(task)
     if plan is None:
         error("reference_actions", f"the reference planner finds no plan, yet {stored} reference actions are stored",
-              "remove reference_actions, or re-annotate (python -m domains.plancraft.annotate FILE)")
+              "remove reference_actions, or re-annotate (python -m groundplan.domains.plancraft.annotate FILE)")
     elif len(plan) != stored:
         error("reference_actions", f"the reference planner's plan has {len(plan)} actions, not the stored {stored} "
               "(Action Efficiency subtracts it)", f"set reference_actions to {len(plan)}")

@@ -1,7 +1,7 @@
 """An exact oracle for the crafting world: the fewest environment actions (move, take from [0],
 smelt) that put the target item in a slot, with a proof; or a proof that no plan exists.
 
-    from domains.plancraft.oracle import solve
+    from groundplan.domains.plancraft.oracle import solve
     r = solve(Task.load("problems/plancraft/test.jsonl#TEST0080"))
     r.status, r.length, r.plan, r.lower_bound, r.bound_method, r.method
 
@@ -87,7 +87,7 @@ import itertools
 import time
 from dataclasses import dataclass
 
-from engine.tables import pair_off
+from groundplan.engine.tables import pair_off
 
 from .world import GRID, POCKETS
 
@@ -173,7 +173,7 @@ class Rules:
 
 @functools.lru_cache(maxsize=4)
 def rules_for(domain_file: str) -> Rules:
-    from engine.loader import load_domain
+    from groundplan.engine.loader import load_domain
 
     return Rules(load_domain(domain_file))
 

@@ -37,7 +37,7 @@ def example_dialogue(profile, tools: list[str], task) -> list[dict]:
 
 def opening(spec: dict, task, system_override: str | None = None) -> list[dict]:
     """System prompt plus few-shot turns (the hook agents/llm/agent.py calls for `history: chat`)."""
-    from agents.profile import profile_for
+    from groundplan.agents.profile import profile_for
 
     profile = profile_for(task)
     tools = tools_of(spec, profile)

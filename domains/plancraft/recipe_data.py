@@ -18,7 +18,7 @@ script records them, from the same package data `convert.py` reads:
   - smelting: `inputs`, the accepted item ids in tag order (the reference holds them in a set of
     names, whose order changes with PYTHONHASHSEED, so any fixed order is as faithful).
 
-    python -m domains.plancraft.recipe_data [--source plancraft-0.4.9-py3-none-any.whl]
+    python -m groundplan.domains.plancraft.recipe_data [--source plancraft-0.4.9-py3-none-any.whl]
 """
 from __future__ import annotations
 

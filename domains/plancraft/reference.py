@@ -166,7 +166,7 @@ def _check(entry: dict, row: dict) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def load_book(domain_file: str | None = None) -> Book:
-    from engine.paths import DOMAINS_DIR
+    from groundplan.engine.paths import DOMAINS_DIR
 
     domain = json.loads(Path(domain_file or DOMAINS_DIR / "plancraft" / "domain.json").read_text())
     tables = domain["tables"]

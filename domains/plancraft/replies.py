@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agents.interpret import ACTION, DECLARE, TOOL, Decision
+from groundplan.agents.interpret import ACTION, DECLARE, TOOL, Decision
 
 from . import text as T
 from .world import SLOTS, inventory

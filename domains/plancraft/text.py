@@ -209,7 +209,7 @@ def _domain_file(task_or_domain) -> str | None:
 @functools.lru_cache(maxsize=4)
 def _recipes(domain_file: str | None) -> dict[str, list[list[str]]]:
     """Each result item's recipes, as the lines `search` prints for them, in file name order."""
-    from engine.paths import DOMAINS_DIR
+    from groundplan.engine.paths import DOMAINS_DIR
 
     path = domain_file or DOMAINS_DIR / "plancraft" / "domain.json"
     with open(path, encoding="utf-8") as f:

@@ -25,8 +25,8 @@ def slot_label(index: int) -> str:
 @functools.lru_cache(maxsize=None)
 def items(domain_file: str | None = None) -> tuple[str, ...]:
     """Item names in id order (id k is items[k-1]), from the domain's metadata."""
-    from engine.loader import load_domain
-    from engine.paths import DOMAINS_DIR
+    from groundplan.engine.loader import load_domain
+    from groundplan.engine.paths import DOMAINS_DIR
 
     domain = load_domain(domain_file or DOMAINS_DIR / "plancraft" / "domain.json")
     return tuple(domain.metadata["items"])

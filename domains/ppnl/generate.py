@@ -187,7 +187,7 @@ def write_all(out_dir: Path, seed: int, tie_break: str, order_solver: str, kinds
             size = items[0][0]["size"]
             path = out_dir / kind / f"{name}.jsonl"
             P_header = P.header(size, kind == "multi", f"ppnl-{kind}-{name}")
-            from engine import problemsets
+            from groundplan.engine import problemsets
 
             problemsets.write(path, (solved(inst, tie_break, order_solver, style) for _, inst in items), P_header)
             counts[str(path)] = len(items)
@@ -198,7 +198,7 @@ def write_all(out_dir: Path, seed: int, tie_break: str, order_solver: str, kinds
 def write_eval_sets(out_dir: Path, seed: int, tie_break: str, order_solver: str, log, style: str = "in-context") -> dict:
     """The GPT-4-sized samples: 2 problems per environment of each test set, multi-goal texts as
     the released in-context test sets write them unless `style` says otherwise."""
-    from engine import problemsets
+    from groundplan.engine import problemsets
 
     envs = environments(seed)
     counts = {}

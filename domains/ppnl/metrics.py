@@ -101,7 +101,7 @@ def order_kept(instance: dict, inspected) -> bool:
 
 def remaining_distance(instance: dict, cell, inspected) -> int | None:
     """Fewest actions from `cell` to finish the task, or None if the constraint is already broken."""
-    from planners.routing import brute_force_sequence
+    from groundplan.planners.routing import brute_force_sequence
 
     size, blocked = instance["size"], {tuple(o) for o in instance["obstacles"]}
     goals = [tuple(g) for g in instance["goals"]]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planners.routing import brute_force_sequence, solve_sequence
+from groundplan.planners.routing import brute_force_sequence, solve_sequence
 
 from .grid import distances, shortest_path
 

@@ -1,7 +1,7 @@
 """Sokoban problems from the usual text maps, so a level is written as it is drawn.
 
     groundplan generate sokoban MAP_FILE NAME [--inline-goal] [--out problems/sokoban/NAME.json]
-    python -m domains.sokoban.generate MAP_FILE NAME [--inline-goal] [--out ...]   (the same)
+    python -m groundplan.domains.sokoban.generate MAP_FILE NAME [--inline-goal] [--out ...]   (the same)
 
 A map is rows of characters: '#' wall, ' ' (or '-' or '_') floor, '@' the player, '$' a box,
 '.' a goal cell, '*' a box on a goal cell, '+' the player on a goal cell. Cell c<row>_<col> is
@@ -108,7 +108,7 @@ def dumps(data: dict) -> str:
     """The problem in the layout every generated problem shares (engine.layout).
 
     `groundplan plan --store` rewrites a file in its own layout; `--reformat` puts it back."""
-    from engine.layout import dumps_problem
+    from groundplan.engine.layout import dumps_problem
 
     return dumps_problem(data)
 

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from domains.babyai.oracle import solve  # noqa: E402
-from engine import Task, problemsets  # noqa: E402
+from groundplan.domains.babyai.oracle import solve  # noqa: E402
+from groundplan.engine import Task, problemsets  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -27,13 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from domains.babyai.conformance import ACTIONS  # noqa: E402
-from domains.babyai.convert import problem_from_env  # noqa: E402
-from domains.babyai.generate import expert_run, reset  # noqa: E402
-from domains.babyai.levels import PLAN_SIZES  # noqa: E402
-from domains.babyai.oracle import solve  # noqa: E402
-from engine import Task  # noqa: E402
-from engine.loader import build_problem  # noqa: E402
+from groundplan.domains.babyai.conformance import ACTIONS  # noqa: E402
+from groundplan.domains.babyai.convert import problem_from_env  # noqa: E402
+from groundplan.domains.babyai.generate import expert_run, reset  # noqa: E402
+from groundplan.domains.babyai.levels import PLAN_SIZES  # noqa: E402
+from groundplan.domains.babyai.oracle import solve  # noqa: E402
+from groundplan.engine import Task  # noqa: E402
+from groundplan.engine.loader import build_problem  # noqa: E402
 
 
 def _minigrid_rate(env, actions) -> float:

@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engine import Task  # noqa: E402
-from engine.loader import load_problem  # noqa: E402
-from engine.testing import check_task  # noqa: E402
+from groundplan.engine import Task  # noqa: E402
+from groundplan.engine.loader import load_problem  # noqa: E402
+from groundplan.engine.testing import check_task  # noqa: E402
 
 PROBLEMS = ["problems/sokoban/two-boxes-6x6.json", "problems/gridnav/room8-10.json",
             "problems/multiagent/01_lettuce_burger_s126.json"]

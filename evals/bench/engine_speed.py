@@ -41,7 +41,7 @@ def _exhaust(start, successors):
 
 
 def exhaust_api(path):
-    from engine import Task
+    from groundplan.engine import Task
 
     task = Task.load(path)
     s0 = task.initial_state()
@@ -50,8 +50,8 @@ def exhaust_api(path):
 
 
 def exhaust_bitsets(path):
-    from engine import Task
-    from planners.search.strips import _successors, strips_view
+    from groundplan.engine import Task
+    from groundplan.planners.search.strips import _successors, strips_view
 
     task = Task.load(path)
     view = strips_view(task)
@@ -59,8 +59,8 @@ def exhaust_bitsets(path):
 
 
 def load_scale(path):
-    from engine import Task
-    from engine.loader import _load_domain_cached
+    from groundplan.engine import Task
+    from groundplan.engine.loader import _load_domain_cached
 
     _load_domain_cached.cache_clear()
     start = time.perf_counter()

@@ -29,11 +29,11 @@ def main(argv=None) -> int:
 
     import unified_planning
 
-    from engine import Task, validate_plan
-    from engine.loader import build_problem, load_domain
-    from engine.pddl.reader import import_pddl
-    from planners import solve
-    from planners.fast_downward import driver
+    from groundplan.engine import Task, validate_plan
+    from groundplan.engine.loader import build_problem, load_domain
+    from groundplan.engine.pddl.reader import import_pddl
+    from groundplan.planners import solve
+    from groundplan.planners.fast_downward import driver
 
     if driver() is None:
         print("Fast Downward is not installed: pip install up-fast-downward")

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def exact_pass(envs):
-    from domains.grasp import exact, scoring
+    from groundplan.domains.grasp import exact, scoring
 
     bad = []
     tables = {}
@@ -54,7 +54,7 @@ def spread(envs, count):
 
 
 def ortools_pass(envs, hint=False, log=None):
-    from domains.grasp import exact, oracle, scoring
+    from groundplan.domains.grasp import exact, oracle, scoring
 
     bad, times = [], []
     for n, env in enumerate(envs, 1):
@@ -72,7 +72,7 @@ def ortools_pass(envs, hint=False, log=None):
 
 
 def main(argv=None) -> int:
-    from domains.grasp import environments
+    from groundplan.domains.grasp import environments
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="runs of the full exact pass (the median is printed)")

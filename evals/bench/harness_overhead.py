@@ -20,8 +20,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--problems", default="problems/sync/*.json")
     args = parser.parse_args()
-    from agents import make_agent, run_episode
-    from engine.task import Task
+    from groundplan.agents import make_agent, run_episode
+    from groundplan.engine.task import Task
 
     tasks = []
     for path in sorted(glob.glob(args.problems)):

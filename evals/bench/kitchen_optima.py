@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from domains.kitchen.horizons import PAPER_HORIZON  # noqa: E402  (the paper's Table 3)
+from groundplan.domains.kitchen.horizons import PAPER_HORIZON  # noqa: E402  (the paper's Table 3)
 
 
 def main(argv=None) -> int:
@@ -37,8 +37,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.stored:
         return summarise_stored(args.sets)
-    from engine import Task
-    from planners.search.layered import prove_optimal
+    from groundplan.engine import Task
+    from groundplan.planners.search.layered import prove_optimal
 
     print(f"{'task':52} {'paper h':>7} {'verdict':>9} {'cost':>5} {'lower':>5} {'upper':>5} {'seconds':>8} "
           f"{'expanded':>9} {'MB':>6}")
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
             result = prove_optimal(Task.load(path), upper_bound=upper, guess=horizon, time_limit=args.time_limit)
             total += 1
             if args.store and result.status != "unsupported":
-                from planners.cli import store_result
+                from groundplan.planners.cli import store_result
 
                 store_result(str(path), result)
             if result.status == "solved-optimal":

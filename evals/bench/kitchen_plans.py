@@ -68,10 +68,10 @@ def known_cost(e: dict):
 
 
 def store(path: Path, task, actions, planner: str, heuristic: str | None, log) -> None:
-    from engine.validate import validate_plan
-    from planners.cli import store_result
-    from planners.result import SOLVED_SATISFICING, PlanResult
-    from planners.improve.shorten import shorten
+    from groundplan.engine.validate import validate_plan
+    from groundplan.planners.cli import store_result
+    from groundplan.planners.result import SOLVED_SATISFICING, PlanResult
+    from groundplan.planners.improve.shorten import shorten
 
     actions = shorten(task, actions, time_limit=5)
     plan = [a.text if not isinstance(a, tuple) else " | ".join(x.text for x in a) for a in actions]
@@ -86,7 +86,7 @@ def store(path: Path, task, actions, planner: str, heuristic: str | None, log) -
 
 def transfer(path: Path, task, log):
     """The base task's plan, as ground actions of this task, if it is valid here."""
-    from engine.validate import validate_plan
+    from groundplan.engine.validate import validate_plan
 
     base = base_of(path)
     if base is None:
@@ -102,8 +102,8 @@ def transfer(path: Path, task, log):
 
 def explore_leg(weight):
     """One leg of an agenda, relay or repair: exploration with h_FF from where the last ended."""
-    from planners import heuristics as H
-    from planners.search.explore import explore
+    from groundplan.planners import heuristics as H
+    from groundplan.planners.search.explore import explore
 
     def leg(sub, start, left):
         return explore(sub, H.make(sub, "hff"), start=start, time_limit=left, weight=weight)
@@ -113,9 +113,9 @@ def explore_leg(weight):
 
 def search_plan(task, limit: float, log):
     """(ground actions, method) of a plan found within `limit` seconds, or None."""
-    from planners import heuristics as H
-    from planners.decompose.agenda import parts, solve_agenda
-    from planners.search.explore import explore
+    from groundplan.planners import heuristics as H
+    from groundplan.planners.decompose.agenda import parts, solve_agenda
+    from groundplan.planners.search.explore import explore
 
     # weighted first: g bounds how far a deceived greedy search digs below a bad stacking
     for weight, share in ((5, 0.4), (None, 0.2)):
@@ -139,7 +139,7 @@ def search_plan(task, limit: float, log):
 
 def find_serial(path: Path, task, limit: float, log) -> bool:
     """Turn-based tasks: plan the serial task (any agent at any step), then schedule it into turns."""
-    from planners.decompose.solo import schedule, serial_task
+    from groundplan.planners.decompose.solo import schedule, serial_task
 
     found = search_plan(serial_task(task), limit, log)
     if found is None:
@@ -155,8 +155,8 @@ def find_serial(path: Path, task, limit: float, log) -> bool:
 def relay_orders(task, weight, limit_each: float, log):
     """Relay plans of a turn-based task with several dishes (planners/decompose/solo.py relay), in the order
     as written and reversed: (scheduled ground actions, method) for each order that schedules."""
-    from planners.decompose.agenda import parts
-    from planners.decompose.solo import relay
+    from groundplan.planners.decompose.agenda import parts
+    from groundplan.planners.decompose.solo import relay
 
     n = parts(task)
     if n < 2:
@@ -179,7 +179,7 @@ def find_relay(path: Path, task, limit: float, log) -> bool:
 
 def find_solo(path: Path, task, limit: float, log) -> bool:
     """Turn-based tasks, last resort: one agent does everything, the others wait their turns."""
-    from planners.decompose.solo import schedule, solo_task
+    from groundplan.planners.decompose.solo import schedule, solo_task
 
     for agent in task.agents:
         found = search_plan(solo_task(task, agent), limit / len(task.agents), log)
@@ -194,7 +194,7 @@ def find_solo(path: Path, task, limit: float, log) -> bool:
 
 
 def find(path: Path, limit: float, log) -> None:
-    from engine import Task
+    from groundplan.engine import Task
 
     task = Task.load(path)
     actions = transfer(path, task, log)
@@ -216,8 +216,8 @@ def find(path: Path, limit: float, log) -> None:
 
 def try_repair(path: Path, task, limit: float, log) -> bool:
     """The base task's plan, replanned where the instance's extra objects block it."""
-    from engine import Task
-    from planners.decompose.agenda import repair
+    from groundplan.engine import Task
+    from groundplan.planners.decompose.agenda import repair
 
     base = base_of(path)
     plan = entry(base).get("plan") if base is not None else None
@@ -232,7 +232,7 @@ def try_repair(path: Path, task, limit: float, log) -> bool:
 
 
 def repair_phase(path: Path, limit: float, log) -> None:
-    from engine import Task
+    from groundplan.engine import Task
 
     try_repair(path, Task.load(path), limit, log)
 
@@ -240,9 +240,9 @@ def repair_phase(path: Path, limit: float, log) -> None:
 def prove(path: Path, limit: float, log) -> None:
     """Bounded breadth-first search below the best known plan (planners/search/layered.py), or up to the
     paper's horizon where that is lower: the optimum, or a higher proven lower bound."""
-    from engine import Task
-    from planners.cli import store_result
-    from planners.search.layered import prove_optimal
+    from groundplan.engine import Task
+    from groundplan.planners.cli import store_result
+    from groundplan.planners.search.layered import prove_optimal
 
     task = Task.load(path)
     before = entry(path)
@@ -260,7 +260,7 @@ def prove(path: Path, limit: float, log) -> None:
 
 def paper_horizon(path: Path):
     """The paper's horizon of a base task (Table 3), None for the multi-agent set."""
-    from domains.kitchen.horizons import PAPER_HORIZON
+    from groundplan.domains.kitchen.horizons import PAPER_HORIZON
 
     if base_of(path) is not None or path.parent.parent.name != "tasks":
         return None
@@ -269,7 +269,7 @@ def paper_horizon(path: Path):
 
 
 def relay_phase(path: Path, limit: float, log) -> None:
-    from engine import Task
+    from groundplan.engine import Task
 
     task = Task.load(path)
     if task.turn_based:
@@ -281,9 +281,9 @@ def agenda_phase(path: Path, limit: float, log, weights=(2, 3)) -> None:
     exploration from where the last ended, the cheapest plan kept. Legs of 20-30 steps are short
     enough for a low weight, which a whole order is not: async 10, 107 steps by weighted search
     over the whole, is 80 this way. Turn-based tasks: relay, one robot per dish, both orders."""
-    from engine import Task
-    from planners.decompose.agenda import parts, solve_agenda
-    from planners.improve.shorten import shorten
+    from groundplan.engine import Task
+    from groundplan.planners.decompose.agenda import parts, solve_agenda
+    from groundplan.planners.improve.shorten import shorten
 
     task = Task.load(path)
     n = parts(task)
@@ -309,7 +309,7 @@ def agenda_phase(path: Path, limit: float, log, weights=(2, 3)) -> None:
 
 
 def serial(path: Path, limit: float, log) -> None:
-    from engine import Task
+    from groundplan.engine import Task
 
     task = Task.load(path)
     if task.turn_based:
@@ -317,10 +317,10 @@ def serial(path: Path, limit: float, log) -> None:
 
 
 def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
-    from engine import Task
-    from planners import heuristics as H
-    from planners.search.explore import explore
-    from planners.search.symmetry import Symmetry
+    from groundplan.engine import Task
+    from groundplan.planners import heuristics as H
+    from groundplan.planners.search.explore import explore
+    from groundplan.planners.search.symmetry import Symmetry
 
     task = Task.load(path)
     h, floor = H.make(task, "hff"), H.make(task, "hmax")
@@ -341,10 +341,10 @@ def improve(path: Path, limit: float, log, weights=(5, 3, 2)) -> None:
 
 def bounds(path: Path, limit: float, log) -> None:
     """A lower bound before any search: the best admissible estimate of the initial state."""
-    from engine import Task
-    from planners.cli import store_result
-    from planners.search.layered import root_lower_bound
-    from planners.result import NO_PLAN_WITHIN_BOUND, PlanResult
+    from groundplan.engine import Task
+    from groundplan.planners.cli import store_result
+    from groundplan.planners.search.layered import root_lower_bound
+    from groundplan.planners.result import NO_PLAN_WITHIN_BOUND, PlanResult
 
     before = entry(path)
     value, name = root_lower_bound(Task.load(path))
@@ -358,8 +358,8 @@ def bounds(path: Path, limit: float, log) -> None:
 
 def polish(path: Path, limit: float, log) -> None:
     """The stored plan, every window re-optimised by bounded search (planners/improve/windows.py)."""
-    from engine import Task
-    from planners.improve.windows import reoptimize
+    from groundplan.engine import Task
+    from groundplan.planners.improve.windows import reoptimize
 
     task = Task.load(path)
     e = entry(path)

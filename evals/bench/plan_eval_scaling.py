@@ -34,7 +34,7 @@ CONFIGS = (("local", 1), ("local", 2), ("ray", 1), ("ray", 2))
 
 def run_once(refs, backend: str, size: int, agent: str) -> tuple[float, int, float]:
     """(seconds of the run, episodes, seconds to start Ray) in a fresh folder."""
-    from evals import run as R
+    from groundplan.evals import run as R
 
     specs = R.agent_specs([agent])
     settings = R.Settings(seed=0, steps_to_go_time=0)
@@ -67,7 +67,7 @@ def main() -> int:
     parser.add_argument("--agent", default="oracle")
     args = parser.parse_args()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    from engine.problemsets import expand
+    from groundplan.engine.problemsets import expand
 
     print(f"plan-eval throughput, agent {args.agent}, medians of {args.repeat} (machine: {os.cpu_count()} CPUs)\n")
     print(f"{'set':8} {'backend':8} {'size':>4} {'episodes':>8} {'seconds':>8} {'ep/s':>8} {'vs local 1':>10} {'ray start':>9}")

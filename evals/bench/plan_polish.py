@@ -31,12 +31,12 @@ def main(argv=None) -> int:
 
     import json
 
-    from domains.kitchen.horizons import PAPER_HORIZON
-    from engine import Task
-    from planners import heuristics as H
-    from planners.search.explore import explore
-    from planners.improve.shorten import shorten
-    from planners.improve.windows import reoptimize
+    from groundplan.domains.kitchen.horizons import PAPER_HORIZON
+    from groundplan.engine import Task
+    from groundplan.planners import heuristics as H
+    from groundplan.planners.search.explore import explore
+    from groundplan.planners.improve.shorten import shorten
+    from groundplan.planners.improve.windows import reoptimize
 
     rows, ratios = [], []
     for s in args.sets:

@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from domains.plancraft import oracle  # noqa: E402
-from evals.bench.plancraft_speed import main as speed_main  # noqa: E402
-from engine import Task  # noqa: E402
+from groundplan.domains.plancraft import oracle  # noqa: E402
+from groundplan.evals.bench.plancraft_speed import main as speed_main  # noqa: E402
+from groundplan.engine import Task  # noqa: E402
 
 
 def plancraft_planner():
@@ -63,7 +63,7 @@ def times(xs: list[float]) -> str:
 
 
 def run_split(split: str, max_expansions: int, theirs) -> dict:
-    from domains.plancraft.reference import reference_plan
+    from groundplan.domains.plancraft.reference import reference_plan
 
     path = ROOT / "problems" / "plancraft" / f"{split}.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()[1:] if line.strip()]

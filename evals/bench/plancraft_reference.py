@@ -79,7 +79,7 @@ def same_layout(example: dict, book, ids: dict) -> bool:
     from the same slot dict (the file's order), with plancraft's one hash-ordered choice (which
     of a shaped cell's items to place) pinned to our order. Checks the free-slot rule, set.pop()
     included, and every dict-order rule of the decomposition."""
-    from domains.plancraft.reference import Step, decompose
+    from groundplan.domains.plancraft.reference import Step, decompose
     from plancraft.environment import planner
 
     def ordered(item_set_ids):  # a keys view: compares equal to {None} like the set, iterates in id-set order
@@ -137,9 +137,9 @@ def replay(task, plan: list[str]) -> str | None:
 
 
 def run_split(split: str, skip_impossible: bool, pin: bool = False) -> dict:
-    from engine.task import Task
-    from domains.plancraft.reference import load_book, reference_plan
-    from domains.plancraft.world import item_ids
+    from groundplan.engine.task import Task
+    from groundplan.domains.plancraft.reference import load_book, reference_plan
+    from groundplan.domains.plancraft.world import item_ids
     from plancraft.environment import planner as _  # noqa: F401  (import cost out of the timings)
 
     import plancraft

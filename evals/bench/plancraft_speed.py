@@ -29,12 +29,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from domains.plancraft import world  # noqa: E402
-from domains.plancraft.conformance import (action_sequence, reference_env, reference_handlers,  # noqa: E402
+from groundplan.domains.plancraft import world  # noqa: E402
+from groundplan.domains.plancraft.conformance import (action_sequence, reference_env, reference_handlers,  # noqa: E402
                                            reference_parse)
-from domains.plancraft.text import read_reply  # noqa: E402
-from engine import Task  # noqa: E402
-from engine.problemsets import names  # noqa: E402
+from groundplan.domains.plancraft.text import read_reply  # noqa: E402
+from groundplan.engine import Task  # noqa: E402
+from groundplan.engine.problemsets import names  # noqa: E402
 
 VAL = ROOT / "problems" / "plancraft" / "val.jsonl"
 

@@ -39,9 +39,9 @@ CONFIGS = [  # (ours: planner, heuristic), Fast Downward's search, pyperplan's (
 
 def tasks():
     """(name, Task) for every benchmark task; the IPC ones imported from unified-planning's files."""
-    from engine import Task
-    from engine.loader import build_problem, load_domain
-    from engine.pddl.reader import import_pddl
+    from groundplan.engine import Task
+    from groundplan.engine.loader import build_problem, load_domain
+    from groundplan.engine.pddl.reader import import_pddl
 
     out = [(name, Task.load(str(ROOT / path))) for name, path in (
         ("gripper/prob03", "problems/gripper/prob03.json"), ("gripper/prob04", "problems/gripper/prob04.json"),
@@ -59,7 +59,7 @@ def tasks():
 
 
 def run_ours(task, planner, heuristic):
-    from planners import solve
+    from groundplan.planners import solve
 
     task.applicable(task.initial_state())  # grounding, excluded as for the others
     result = solve(task, planner=planner, heuristic=heuristic)
@@ -68,7 +68,7 @@ def run_ours(task, planner, heuristic):
 
 
 def run_fast_downward(folder: Path, search: str):
-    from planners.fast_downward import driver
+    from groundplan.planners.fast_downward import driver
 
     run = subprocess.run([sys.executable, str(driver()), "--plan-file", "plan", "domain.pddl", "problem.pddl",
                           "--search", search], cwd=folder, capture_output=True, text=True)
@@ -117,7 +117,7 @@ def run_pyperplan(folder: Path, algorithm: str):
 
 def profile(task) -> list[str]:
     """The three functions with the most own time in our A* + LM-cut, per expansion."""
-    from planners import solve
+    from groundplan.planners import solve
 
     task.applicable(task.initial_state())
     profiler = cProfile.Profile()
@@ -140,8 +140,8 @@ def main(argv=None) -> int:
     parser.add_argument("--pyperplan-lmcut", action="store_true",
                         help="also time pyperplan's LM-cut (about 5 minutes a run on gripper prob04)")
     args = parser.parse_args(argv)
-    from engine.pddl.writer import export_pddl
-    from planners.fast_downward import driver
+    from groundplan.engine.pddl.writer import export_pddl
+    from groundplan.planners.fast_downward import driver
 
     if driver() is None:
         print("Fast Downward is not installed: pip install -e '.[bench]'", file=sys.stderr)

@@ -69,8 +69,8 @@ def run_pyperplan(domain, problem, algorithm):
 
 
 def run_groundplan(problem, algorithm):
-    from engine import Task
-    from planners import solve
+    from groundplan.engine import Task
+    from groundplan.planners import solve
 
     task = Task.load(str(ROOT / problem))
     task.applicable(task.initial_state())  # grounding, excluded as for pyperplan

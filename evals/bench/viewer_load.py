@@ -43,12 +43,12 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     from browser import launch
-    from evals.view import Runs, problem_runs, serve, write_html
+    from groundplan.evals.view import Runs, problem_runs, serve, write_html
 
     problems = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "problems" / "async").glob("*.json"))[:50]
     with tempfile.TemporaryDirectory() as tmp:
         run = Path(tmp) / "run"
-        subprocess.run([sys.executable, "-m", "evals.cli", *problems, "--out", str(run), "--steps-to-go-time", "0"],
+        subprocess.run([sys.executable, "-m", "groundplan.evals.cli", *problems, "--out", str(run), "--steps-to-go-time", "0"],
                        cwd=ROOT, check=True, capture_output=True)
         start = time.perf_counter()
         pages = Runs([run], togo_time=0)

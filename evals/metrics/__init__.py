@@ -52,7 +52,7 @@ def steps_to_go(task, episode, time_limit: float | None) -> dict:
     start = episode.reference_cost
     if episode.success or not start or episode.final_state is None or not episode.reference_proven:
         return {}
-    from planners.oracle import Oracle
+    from groundplan.planners.oracle import Oracle
 
     remaining = Oracle(task, time_limit=time_limit).cost(episode.final_state)
     if remaining is None:
@@ -84,7 +84,7 @@ def core(task, episode, steps_to_go_time: float | None) -> dict:
 def plugin(world):
     """The metrics module of a loaded domain's world (the installed world its file belongs to), or
     of an installed world named by its folder (a summary's rows); None when there is none."""
-    from engine.loader import world_module
+    from groundplan.engine.loader import world_module
 
     return world_module(world, "metrics")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.errors import GroundplanError
+from groundplan.engine.errors import GroundplanError
 
 from .episodes import episode_detail, list_entry, merge_togo, resolve_problem, steps_to_go
 from .page import CSP_HEADER, index_data, render_page
@@ -57,7 +57,7 @@ class Runs:
     def _task(self, ref: str, run: int):
         key = (ref, run)
         if key not in self._tasks:  # a problem shared by several episodes (each agent's) is loaded once
-            from engine import Task
+            from groundplan.engine import Task
 
             self._tasks[key] = Task.load(resolve_problem(ref, self.folders[run]))
         return self._tasks[key]
@@ -142,10 +142,10 @@ def left_out(folder: Path, found) -> list[str]:
 def problem_runs(problem: str, plan: str | None, togo_time: float = 0.5) -> "Runs":
     """A page for one problem and a plan (a file of action texts; none: the stored optimal plan,
     else only the start state), as if an agent 'plan' had run it."""
-    from engine import Task
-    from engine.validate import read_plan
+    from groundplan.engine import Task
+    from groundplan.engine.validate import read_plan
 
-    from agents.loop import state_hash
+    from groundplan.agents.loop import state_hash
 
     task = Task.load(problem)
     texts = read_plan(plan) if plan else list((task.problem.optimal or {}).get("plan") or [])

@@ -17,7 +17,7 @@ import math
 import time
 from pathlib import Path
 
-from engine.errors import GroundplanError
+from groundplan.engine.errors import GroundplanError
 
 LIST_FIELDS = ("id", "problem", "problem_set", "agent_label", "outcome", "success", "steps", "cost", "reference_cost",
                "reference_proven", "invalid_actions", "cost_usd", "world")
@@ -35,8 +35,8 @@ def list_entry(row: dict) -> dict:
 def resolve_problem(ref: str, run_folder: Path | None) -> str:
     """The problem reference as recorded if it still resolves here, else the same path below
     the package's root or beside the run folder (a run viewed from another directory)."""
-    from engine.paths import ROOT
-    from engine.problemsets import split_reference
+    from groundplan.engine.paths import ROOT
+    from groundplan.engine.problemsets import split_reference
 
     path, name = split_reference(ref)
     candidates = [Path(path), ROOT / path] + ([run_folder.parent / path] if run_folder else [])
@@ -61,7 +61,7 @@ class _ToGo:
         self.deadline = time.monotonic() + budget
         self.oracle = None
         if self.enabled:
-            from planners.oracle import Oracle
+            from groundplan.planners.oracle import Oracle
 
             self.oracle = Oracle(task, time_limit=togo_time)
 
@@ -80,7 +80,7 @@ class _ToGo:
 def replay_frames(task, trajectory: list[dict]) -> list:
     """The state before each recorded step and after the last (None where the replay could not
     reach the recorded hash)."""
-    from agents.loop import state_hash
+    from groundplan.agents.loop import state_hash
 
     state = task.initial_state()
     known = {state_hash(state): state}
@@ -100,7 +100,7 @@ def replay_frames(task, trajectory: list[dict]) -> list:
 
 
 def _after(task, before, entry: dict, known: dict):
-    from agents.loop import state_hash
+    from groundplan.agents.loop import state_hash
 
     target = entry.get("next_state")
     if target in known:
@@ -128,9 +128,9 @@ def episode_detail(task, row: dict, togo_time: float = 0.5, togo_budget: float =
     """Every frame of one episode, ready for the page: frame k is the state before step k (the
     last frame, the state the episode ended in). With `togo_time` 0 the steps to go are left
     for `steps_to_go` (the server sends the pictures first and the searches' results after)."""
-    from engine.picture import scene
+    from groundplan.engine.picture import scene
 
-    from agents.base import Observation
+    from groundplan.agents.base import Observation
 
     trajectory = row.get("trajectory") or []
     states = replay_frames(task, trajectory)

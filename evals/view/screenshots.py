@@ -1,6 +1,6 @@
 """Regenerate the README's pictures of each world (docs/images/view-<world>.png).
 
-    python -m evals.view.screenshots
+    python -m groundplan.evals.view.screenshots
 
 Each page is `groundplan view` of a shipped problem with its stored plan, a few steps in, shot
 in headless Chromium (Playwright and the system's chromium, as the browser tests use them).
@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from engine.paths import ROOT
+from groundplan.engine.paths import ROOT
 
 SHOTS = {  # world: (problem, steps to press forward)
     "kitchen": ("problems/sync/04_burger_s126.json", 4),
@@ -25,7 +25,7 @@ SHOTS = {  # world: (problem, steps to press forward)
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    from engine.problemsets import expand
+    from groundplan.engine.problemsets import expand
 
     from . import problem_runs, write_html
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from engine import model as m
+from groundplan.engine import model as m
 
 from ..heuristics.relaxation import goal_groups
 from ..result import SOLVED_SATISFICING, TIMEOUT, PlanResult

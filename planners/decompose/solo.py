@@ -16,7 +16,7 @@ import copy
 import dataclasses
 import itertools
 
-from engine import Task
+from groundplan.engine import Task
 
 
 def serial_task(task: Task) -> Task:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from engine.compile import set_bits
+from groundplan.engine.compile import set_bits
 
 from .relaxation import Relaxation, unsupported
 

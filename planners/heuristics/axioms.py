@@ -15,7 +15,7 @@ keeps the atom, and the axioms reach it.
 """
 from __future__ import annotations
 
-from engine.compile import set_bits
+from groundplan.engine.compile import set_bits
 
 MAX_AXIOMS = 8192  # disjuncts per derived fact; beyond it, one axiom needing what they all share
 MAX_INLINE = 1024  # disjuncts an inlined definition may bring into the goal

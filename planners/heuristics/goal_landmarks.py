@@ -13,7 +13,7 @@ are not claimed (claiming fewer facts only weakens the estimates, never their ad
 """
 from __future__ import annotations
 
-from engine import model as m
+from groundplan.engine import model as m
 
 MAX_BINDINGS = 8192  # per part; beyond it, no goal landmarks are computed
 MAX_STEPS = 200_000  # bindings tried, over all candidate facts, before the rest are left unclaimed

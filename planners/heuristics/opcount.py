@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import math
 
-from engine import model as m
-from engine.compile import Condition, set_bits
+from groundplan.engine import model as m
+from groundplan.engine.compile import Condition, set_bits
 
 from .relaxation import Relaxation, unsupported
 

@@ -24,9 +24,9 @@ Lifted (ungrounded) tasks are not relaxed: `unsupported()` says why.
 """
 from __future__ import annotations
 
-from engine.budget import poll
-from engine.compile import Condition, GroundEffect, set_bits
-from engine.successors import build_tree
+from groundplan.engine.budget import poll
+from groundplan.engine.compile import Condition, GroundEffect, set_bits
+from groundplan.engine.successors import build_tree
 
 from .axioms import DerivedFacts
 from .goal_landmarks import goal_landmark_facts
@@ -405,7 +405,7 @@ class Relaxation:
         groups, cross, params, find = goal_groups(self.task.goal.goal)
         if groups is None:
             return None
-        from engine import model as m
+        from groundplan.engine import model as m
 
         if len(groups) < 2:
             return None
@@ -528,7 +528,7 @@ def goal_groups(goal):
     through inequalities (the dishes of an order). Returns (groups: root -> conjuncts, the
     inequalities between groups as (node, roots), the quantified params, root-of-variable),
     or (None, ...) when the goal has no such shape."""
-    from engine import model as m
+    from groundplan.engine import model as m
 
     params, parts = [], []
     stack = [goal]
@@ -585,7 +585,7 @@ def goal_groups(goal):
 def _distinct_needed(domain, goal, type_name) -> int:
     """The most variables of a type (or a supertype) that one parameter list or quantifier binds:
     that many distinct created objects a formula may ask for at once (at least 1, at most 8)."""
-    from engine import model as m
+    from groundplan.engine import model as m
 
     def count(params):
         return sum(1 for _, t in params if domain.is_subtype(type_name, t))

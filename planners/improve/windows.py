@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 
-from engine import model as m
+from groundplan.engine import model as m
 
 from ..search.layered import bounded_breadth_first, every_step_costs_one
 from .shorten import shorten

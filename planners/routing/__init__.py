@@ -318,7 +318,7 @@ def solve_routing(task, time_limit=None, start=None) -> PlanResult:
         return result
     order, model_cost, prize, proven = found
     # stitch: re-plan each leg from the actual state, then validate the whole plan
-    from engine.validate import validate_plan
+    from groundplan.engine.validate import validate_plan
 
     from ..search import best_first
 

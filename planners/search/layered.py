@@ -236,7 +236,7 @@ def prove(task, start=None, time_limit=None, memory_limit=None, quick=None) -> P
     """An optimal planner for unit-cost tasks: a plan first (the problem file's stored best plan,
     else `quick(task, start, seconds)`, a satisficing search), then the bounded search below its cost.
     Either the search finds something cheaper, which is optimal, or the first plan is."""
-    from engine.validate import validate_plan
+    from groundplan.engine.validate import validate_plan
     from ..result import SOLVED_SATISFICING
 
     began = time.perf_counter()

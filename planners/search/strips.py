@@ -11,8 +11,8 @@ from __future__ import annotations
 import heapq
 import math
 
-from engine.budget import poll
-from engine.successors import build_tree
+from groundplan.engine.budget import poll
+from groundplan.engine.successors import build_tree
 
 from ..limits import Limits
 from ..result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult

@@ -14,7 +14,7 @@ actual states, so the returned plan is a real plan of the task.
 """
 from __future__ import annotations
 
-from engine import model as m
+from groundplan.engine import model as m
 
 
 def _named_objects(task) -> set[str]:
