@@ -22,6 +22,11 @@ With `memory_mb`, each worker limits its own address space (RLIMIT_AS) to its si
 that many MB. A worker runs one episode at a time (unless --concurrency gives it threads, which
 then share the limit), so the limit bounds each episode; an allocation beyond it raises
 MemoryError in the episode, which `evals.run.run_job` turns into the outcome `memout`.
+
+`prepare()` runs in each worker when it starts, before its memory limit and its first batch:
+what every episode of a worker would need loaded (litellm, `evals.run.start_up`), so that neither
+the first episode's clock nor its memory limit counts it. The seconds it reports reach the parent
+(`Pool.startup`) to be said apart from the episodes' time.
 """
 from __future__ import annotations
 
@@ -86,10 +91,15 @@ def _limit_memory(megabytes: float) -> None:
         print(f"plan-eval worker: could not limit its memory ({exc}); its episodes run without --episode-memory", file=sys.stderr)
 
 
-def _worker(conn, parent: int, target, memory_mb, threads: int, after_batch) -> None:
-    """A worker's life: batches of (index, job) in, (index, line) out, until told to stop."""
+def _worker(conn, parent: int, target, memory_mb, threads: int, after_batch, prepare=None) -> None:
+    """A worker's life: its start-up's seconds (None, seconds) out, when `prepare` says it took any;
+    then batches of (index, job) in, (index, line) out, until told to stop."""
     _follow_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+    if prepare is not None:
+        took = prepare()
+        if took is not None:
+            conn.send((None, float(took)))
     if memory_mb:
         _limit_memory(memory_mb)
     lock = threading.Lock()
@@ -177,21 +187,25 @@ class Pool:
     `key(job)` names an episode for counting deaths; `died(job, reason)` makes the line of an
     episode given up; both run in the parent only, so they may be closures. `after_batch()` runs
     in a worker after each batch (with a memory limit: dropping what the last problem left
-    cached, so it does not eat into the next one's limit)."""
+    cached, so it does not eat into the next one's limit). `prepare()` runs in each worker as it
+    starts (see the module docstring); `startup` holds the seconds each worker said it took."""
 
-    def __init__(self, workers: int, target, key, died, memory_mb: float | None = None, threads: int = 1, after_batch=None):
+    def __init__(self, workers: int, target, key, died, memory_mb: float | None = None, threads: int = 1, after_batch=None,
+                 prepare=None):
         import multiprocessing
 
         self.size = max(1, workers)
         self.target, self.key, self.died = target, key, died
         self.memory_mb, self.threads, self.after_batch = memory_mb, max(1, threads), after_batch
+        self.prepare = prepare
+        self.startup: list[float] = []
         self.context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
         self.workers: list[_Worker] = []
         self.deaths: dict = {}
 
     def _start(self) -> _Worker:
         mine, theirs = self.context.Pipe()
-        args = (theirs, os.getpid(), self.target, self.memory_mb, self.threads, self.after_batch)
+        args = (theirs, os.getpid(), self.target, self.memory_mb, self.threads, self.after_batch, self.prepare)
         process = self.context.Process(target=_worker, args=args, name="plan-eval worker")
         process.start()
         theirs.close()  # only the worker holds its end now: its death is EOF here
@@ -234,6 +248,9 @@ class Pool:
     def _answers(self, worker: _Worker):
         while worker.conn.poll():
             index, row = worker.conn.recv()
+            if index is None:  # the worker's start-up (prepare), before its first batch
+                self.startup.append(row)
+                continue
             worker.left = [item for item in worker.left if item[0] != index]
             yield row
 

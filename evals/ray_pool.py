@@ -14,6 +14,10 @@ rule as the local pool (`evals.pool.charge`): the running episode once, then giv
 batch again from the start and the driver would have to drop the lines it already has; here the
 driver knows exactly which episodes are missing.
 
+A task first loads what its episodes need in its worker process (`evals.run.start_up`: litellm, for
+an LLM agent; once per process, which Ray reuses for later tasks) and yields how long that took,
+as (None, seconds), so that no episode's clock counts it and the driver can say it apart.
+
 Tasks in flight are capped at twice the cluster's CPUs, so a run of 16,000 problems does not hand
 Ray 16,000 tasks (and their problems) at once, and an interrupted run leaves little to cancel.
 """
@@ -87,9 +91,10 @@ def _read_token_again() -> None:
 
 
 def _episodes(fingerprint: str, items: list, problems: dict, domains: dict, threads: int):
-    """A Ray task (a generator): the (index, line) of each of `items` as its episode ends."""
+    """A Ray task (a generator): (None, seconds) when this worker process had to start up (see the
+    module docstring), then the (index, line) of each of `items` as its episode ends."""
     from . import shipping
-    from .run import run_job
+    from .run import run_job, start_up
 
     shipping.check_fingerprint(fingerprint)
     wanted = {key: ref for key, ref in domains.items() if not shipping.has_domain(key)}
@@ -99,6 +104,9 @@ def _episodes(fingerprint: str, items: list, problems: dict, domains: dict, thre
 
         fetched = dict(zip(wanted, ray.get(list(wanted.values()))))
     shipping.receive(problems, fetched)
+    took = start_up([job[1] for _, job in items])
+    if took is not None:
+        yield None, took
 
     def line(job):
         # what episodes.jsonl will hold, as plain data: Ray need not know how to send the agent's own objects
@@ -128,6 +136,7 @@ class RayPool:
         self.threads, self.address, self.cpus = max(1, threads), address, cpus
         self.say = say or (lambda text: None)
         self.deaths: dict = {}
+        self.startup: list[float] = []  # the seconds each worker process took to start up (evals.run.start_up)
 
     def run(self, batches):
         from . import shipping
@@ -196,6 +205,9 @@ class RayPool:
             self.say(f"a Ray worker {how} while running {names}: {'it runs' if self.threads <= 1 else 'they run'} again "
                      f"(an episode whose worker dies twice is given up)")
             yield from charge(left, self.threads, self.deaths, self.key, self.died, lambda: describe_death(None, how), queue)
+            return
+        if index is None:  # the task's worker started up before its episodes
+            self.startup.append(row)
             return
         inflight[generator] = [item for item in left if item[0] != index]
         yield row

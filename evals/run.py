@@ -21,6 +21,11 @@ does to an episode becomes that episode's outcome (`agent-error`, `metric-error`
 `time-limit`), with its message in `error`, on a line the summary counts like any other; a worker
 process that dies is replaced and its episodes re-run (`evals.pool`), and an episode whose worker
 died twice ends as `worker-died`.
+
+An episode's `seconds` is its own time, not its process's start-up: every process that runs LLM
+episodes (plan-eval itself, each worker, each Ray worker) loads litellm before its first one
+(`start_up`: 5 s and more, which the first episode used to count), and the run says how long that
+took apart, on stderr and in the manifest's `startup`. A run without an LLM agent loads nothing.
 """
 from __future__ import annotations
 
@@ -274,6 +279,24 @@ def steps_to_go_time(task, settings: Settings) -> float | None:
     if module is not None and getattr(module, "STEPS_TO_GO", True) is False:
         return 0
     return settings.steps_to_go_time
+
+
+def start_up(specs) -> float | None:
+    """Load what the agents of `specs` need before this process's first episode, so that its clock
+    does not count it: litellm and each model's request path, for LLM agents (`agents.llm.client.start_up`).
+    The seconds it took, or None when there was nothing to load (no LLM agent, or loaded before in
+    this process): a run without an LLM agent never imports litellm. Never raises: it runs where a
+    failure would cost a worker (evals.pool) or a whole Ray task, and an episode that needs what
+    could not be loaded meets the failure itself, as its own outcome."""
+    models = [dict(spec.options).get("model") for spec in specs if spec.name == "llm"]
+    if not models:
+        return None
+    try:
+        from groundplan.agents.llm.client import start_up as load_llm
+
+        return load_llm(model for model in models if model)
+    except Exception:  # (see the docstring)
+        return None
 
 
 def run_job(job: tuple) -> dict:
@@ -572,25 +595,34 @@ def _execute(refs, specs, settings, folder, new, workers, resume, concurrency, s
     writer = store.EpisodeWriter(folder)
     errors: list[dict] = []
     threads = max(1, concurrency)
+    startup: list[float] = []  # seconds, one per process that started up (start_up) before its first episode
+    where = "plan-eval"
     try:
         if backend == "ray":
             from .ray_pool import RayPool
 
             pool = RayPool(key=job_id, died=worker_died_row, threads=threads,
                            address=ray_address, cpus=None if ray_address else workers, say=say, local=run_job)
+            startup, where = pool.startup, "Ray worker"
             with closing(pool.run(batches(jobs, threads, workers or 2))) as rows:
                 for row in rows:
                     _take(row, writer, progress, errors)
         elif (workers or 1) <= 1 and not settings.episode_memory:  # None: the default, one
+            took = start_up(specs) if jobs else None
+            if took is not None:
+                startup.append(took)
             for batch in batches(jobs, threads):
                 for row in run_batch(batch, threads):
                     _take(row, writer, progress, errors)
         else:
             from .pool import Pool
 
+            needs = any(spec.name == "llm" for spec in specs)  # else no worker loads anything
             pool = Pool(workers or 1, run_job, key=job_id, died=worker_died_row,
                         memory_mb=settings.episode_memory, threads=threads,
-                        after_batch=forget_tasks if settings.episode_memory else None)
+                        after_batch=forget_tasks if settings.episode_memory else None,
+                        prepare=functools.partial(start_up, tuple(specs)) if needs else None)
+            startup, where = pool.startup, "worker"
             with closing(pool.run(batches(jobs, threads, workers or 1))) as rows:
                 for row in rows:
                     _take(row, writer, progress, errors)
@@ -599,9 +631,25 @@ def _execute(refs, specs, settings, folder, new, workers, resume, concurrency, s
             writer.close()
         finally:
             progress.close()
+    if startup:
+        say(startup_note(startup, where))
+        store.write_json(old_path, dict(new, startup={"llm_seconds": [round(s, 3) for s in startup]}))
     wanted = {episode_id(s.label, ref, i) for s in specs for ref in refs for i in samples}  # once: in the filter it cost O(rows x refs)
     rows = [r for r in store.read_episodes(folder) if r["id"] in wanted]
     return rows, errors
+
+
+def startup_note(seconds: list[float], where: str) -> str:
+    """The line that says how long LLM start-up took, apart from the episodes' time: `seconds`, one
+    per process that started up, `where` names those processes ('plan-eval', 'worker', 'Ray worker')."""
+    if where == "plan-eval":
+        took = f"{seconds[0]:.1f} s in plan-eval's process"
+    elif len(seconds) == 1:
+        took = f"{seconds[0]:.1f} s in its one {where}"
+    else:
+        took = f"{min(seconds):.1f}-{max(seconds):.1f} s in each of its {len(seconds)} {where}s"
+    return (f"LLM start-up (loading litellm, once per process, before its first episode): {took}; "
+            "not counted in any episode's seconds")
 
 
 def _tell_repair(found, folder: Path, say) -> None:

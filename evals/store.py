@@ -6,7 +6,8 @@ last line; `--resume` drops it and re-runs that episode. Only a crash of the mac
 lose lines still in the page cache, so the file is fsync'ed at most once a second (and on close)
 rather than after every line: at 16,000 short episodes, one fsync per line cost about a minute
 of the main process's time. The manifest pins what the numbers mean (version, commit, agents,
-prompt hashes, seed, the content hash of every domain and problem).
+prompt hashes, seed, the content hash of every domain and problem); a run with an LLM agent adds
+how long its processes took to start up (`startup`, evals.run), which no episode's time counts.
 
 A line that is not a complete episode is never silently dropped: a torn *last* line (no newline:
 the only kind a kill can make) is cut on `--resume` and its episode runs again; any other bad line

@@ -432,6 +432,7 @@ def test_the_llm_cache_is_shared_by_ray_workers(tmp_path, cluster):
         second = _plan_eval(args + ["--out", str(tmp_path / "b")], env=env)
     assert first.returncode == 0 and second.returncode == 0, first.stderr[-2000:] + second.stderr[-2000:]
     assert asked == len(plan) and len(server.requests) == asked  # the second run was served by the cache
+    assert "LLM start-up" in first.stderr and "Ray worker" in first.stderr  # litellm loaded before the episode, said apart
     assert any((tmp_path / "cache").rglob("*.json"))
     (a,), (b,) = _episodes(tmp_path / "a").values(), _episodes(tmp_path / "b").values()
     assert json.loads(a)["success"] and json.loads(b)["success"]

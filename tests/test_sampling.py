@@ -38,7 +38,7 @@ def _eval(server, problems, out, *extra, model=MODEL, command=run):
             "--steps-to-go-time", "0", "--llm-retries", "0", "--out", str(out), *extra]
     result = CliRunner().invoke(command, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout  # the table (stderr may say how long the LLM start-up took)
 
 
 def _lines(folder: Path) -> list[dict]:

@@ -1,8 +1,14 @@
 """One place where requests go to a model: litellm, behind a cache, retries and accounting.
 
 litellm speaks to every provider (and to local OpenAI-compatible servers through `api_base`),
-but it is slow to import (about 3 s), so it is imported on the first request only. Its cost
-map is read from the local copy (LITELLM_LOCAL_MODEL_COST_MAP) so nothing is fetched at import.
+but it is slow to import (5 s on a 2-core machine, several times that on a busy one), so it is
+imported where a request is made, never when this module is: a run without an LLM agent never
+pays for it. A run with one pays once per process, before its first episode (`start_up`, which
+plan-eval calls in each of its workers), so that no episode's clock counts it. Its price list (cost
+map) is read from the copy installed with litellm (LITELLM_LOCAL_MODEL_COST_MAP=True, unless the
+user set the variable: `_cost_map_setting`), so nothing is fetched at import: offline, litellm
+would otherwise wait for GitHub to fail before falling back to that same copy (and retry it in the
+background), and a run's prices would depend on the day it ran rather than on the litellm version.
 Transient failures (rate limits, timeouts, connection errors, 5xx) are retried with exponential
 backoff; anything else fails at once with a message that never contains a key. Nor does a reply: a key it
 repeats is redacted before the reply is cached, returned, kept or sent back to the model.
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -71,13 +78,59 @@ class Completion:
     cost_known: bool = True
 
 
+COST_MAP_VARIABLE = "LITELLM_LOCAL_MODEL_COST_MAP"
+
+
+def _cost_map_setting() -> str:
+    """Have litellm read its price list from its installed package, not fetch it (litellm reads the
+    variable once, when it is imported). A value the user set is kept: LITELLM_LOCAL_MODEL_COST_MAP=False
+    makes litellm fetch the current list from GitHub at import (offline, it waits for the fetch to fail
+    before it falls back to its installed copy)."""
+    return os.environ.setdefault(COST_MAP_VARIABLE, "True")
+
+
 def _litellm():
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    _cost_map_setting()
     import litellm
 
     litellm.telemetry = False
     litellm.suppress_debug_info = True
     return litellm
+
+
+_STARTED: set = set()  # the models whose request path start_up has loaded in this process
+_START_LOCK = threading.Lock()
+
+
+def start_up(models=()) -> float | None:
+    """Load litellm in this process before its first episode: import it and send one request per
+    model through its request path offline (litellm's documented `mock_response`, which returns
+    without connecting anywhere), pricing the reply as a real one is priced. What the first real
+    request would otherwise spend, inside an episode's clock (about 5 s of import and 0.3 s of
+    modules litellm loads on its first call), is spent here instead.
+
+    The seconds it took, or None when there was nothing left to load (litellm and every model's path
+    were loaded before in this process). Never raises: a model litellm cannot place or price fails
+    at its first real request, with that request's own error, as it would have without this."""
+    with _START_LOCK:
+        wanted = [model for model in dict.fromkeys(models) if model not in _STARTED]
+        if "litellm" in sys.modules and not wanted:
+            return None
+        began = time.perf_counter()
+        try:
+            litellm = _litellm()
+        except Exception:  # not installed, or broken: each request says so, in its episode
+            return None
+        for model in wanted:
+            _STARTED.add(model)
+            try:
+                reply = litellm.completion(model=model, messages=[{"role": "user", "content": "start-up"}], mock_response="ready",
+                                           api_key="start-up", num_retries=0)
+                litellm.completion_cost(completion_response=reply, model=model)
+            except Exception:  # (see the docstring)
+                pass
+            Client(model, cache=False)._takes_seed(litellm)  # the provider's parameter tables (never raises)
+        return time.perf_counter() - began
 
 
 def _transient(litellm, exc: Exception) -> bool:
@@ -234,8 +287,6 @@ def _bounded(seconds: float, request):
     global _HOOKED
     with _SLOTS_LOCK:
         if not _HOOKED:
-            import sys
-
             sys.addaudithook(_audit)
             _HOOKED = True
     import contextvars
