@@ -135,12 +135,12 @@ def actions(problem, plan, as_json):
     """List the actions applicable in the initial state (or after a plan prefix)."""
     task = _load_task(problem)
     state = _replay(task, plan, as_json)
+    if not as_json:  # texts only: listed in the state where the actions are too many to ground (Plancraft)
+        for text in task.applicable_texts(state):
+            click.echo(text)
+        return
     found = task.applicable(state)
-    if as_json:
-        click.echo(json.dumps([{"text": a.text, "name": a.name, "action": a.schema.name, "args": list(a.args)} for a in found]))
-    else:
-        for a in found:
-            click.echo(a.text)
+    click.echo(json.dumps([{"text": a.text, "name": a.name, "action": a.schema.name, "args": list(a.args)} for a in found]))
 
 
 @main.command()
@@ -161,10 +161,10 @@ def play(problem, fmt):
         if task.is_goal(state):
             click.echo(f"\nGoal reached in {steps} steps.")
             return
-        options = task.applicable(state)
+        options = task.applicable_texts(state)
         click.echo("\nActions:")
-        for i, a in enumerate(options, 1):
-            click.echo(f"  {i}. {a.text}")
+        for i, text in enumerate(options, 1):
+            click.echo(f"  {i}. {text}")
         try:
             answer = click.prompt("action", default="", show_default=False).strip()
         except (click.Abort, EOFError):
@@ -173,7 +173,8 @@ def play(problem, fmt):
         if answer.lower() in ("q", "quit", "exit"):
             return
         try:
-            action = options[int(answer) - 1] if answer.isdigit() and 0 < int(answer) <= len(options) else task.parse_action(answer, state)
+            chosen = options[int(answer) - 1] if answer.isdigit() and 0 < int(answer) <= len(options) else answer
+            action = task.parse_action(chosen, state)
         except GroundplanError as exc:
             click.echo(f"! {exc}")
             continue

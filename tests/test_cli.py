@@ -91,3 +91,12 @@ def test_plan_polish_re_optimises_a_satisficing_plan():
     assert check.valid and check.cost == polished["cost"] <= plain["cost"]
     assert polished["planner"].endswith("+ windows") == (polished["cost"] < plain["cost"])
     assert polished["cost"] < plain["cost"] and polished["seconds"] < 20  # improved, and ended before its budget
+
+
+def test_actions_of_a_world_too_large_to_ground_are_listed_in_the_state():
+    """Plancraft grounds 256,320 actions: listing the ~10,000 valid ones must not ground them all."""
+    import time
+
+    began = time.process_time()
+    code, out = run("actions", "plancraft/test.small#1")
+    assert code == 0 and len(out.splitlines()) > 1000 and time.process_time() - began < 20
