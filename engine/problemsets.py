@@ -20,7 +20,9 @@ tenfold, and every reader here takes either form.
 
 A single problem is addressed as `FILE.jsonl#NAME` (or `FILE.jsonl#N`, the N-th problem, from 1)
 wherever a problem file is accepted; `expand` turns files, set files and globs into such
-references. Errors name `FILE.jsonl:LINE` and the JSON pointer inside that line's problem.
+references, and a row range `FILE.jsonl#A-B` (rows A to B inclusive, from 1, as `#N` counts them)
+into one reference per row, by name. `sample` picks N references by a hash of the seed and each
+reference's place in its set (`stable_key`), the same rows on every machine. Errors name `FILE.jsonl:LINE` and the JSON pointer inside that line's problem.
 
 Reading one problem indexes the names of all (a name used twice is refused wherever it is) but
 parses only the line asked for: a line that opens with `{"name": "..."` gives its name without
@@ -297,6 +299,10 @@ def expand(patterns) -> list[str]:
     out: list[str] = []
     for pattern in patterns:
         text = str(pattern)
+        ranged = _row_range(text)
+        if ranged is not None:
+            out.extend(ranged)
+            continue
         named = None if any(ch in text for ch in "*?[") else expand_name(text)  # a shipped set's name: kitchen/async
         if named is not None:
             out.extend(named)
@@ -319,6 +325,61 @@ def expand(patterns) -> list[str]:
             else:
                 out.append(match)
     return out
+
+
+_RANGE = re.compile(r"^(\d+)-(\d+)$")
+
+
+def _row_range(text: str) -> list[str] | None:
+    """`FILE#A-B` (or `NAME#A-B` of a shipped set): rows A to B inclusive, from 1, as references
+    by name; None when `text` is no such range (a row named like a range is that row)."""
+    base, hash_, rows = text.partition("#")
+    found = _RANGE.match(rows) if hash_ else None
+    if found is None:
+        return None
+    from .catalog import locate
+    from .errors import GroundplanError
+
+    path = base if Path(base).is_file() else (locate(base) or base)
+    if not is_set_reference(path) or not Path(path).is_file():
+        return None  # not a set file here: the loader says what is wrong with the reference
+    listed = names(path)
+    if rows in listed:
+        return None
+    first, last = int(found.group(1)), int(found.group(2))
+    if not 1 <= first <= last <= len(listed):
+        raise GroundplanError(f"{text}: rows {first}-{last} are not in the set, whose rows are 1-{len(listed)}: "
+                              f"give A-B with 1 <= A <= B <= {len(listed)}")
+    return [f"{path}#{name}" for name in listed[first - 1:last]]
+
+
+def stable_key(ref: str) -> str:
+    """A reference as `sample` hashes it: its place in its set, never where the set is installed
+    (`single_5x5.jsonl#5x5-k1-e000-s06` for a set's row, `async/01_x.json` for a file of a
+    folder), so the same rows are chosen on every machine and from a checkout or a wheel."""
+    path, hash_, name = str(ref).replace("\\", "/").partition("#")
+    parts = [p for p in path.split("/") if p]
+    if hash_:
+        if name.isdigit():  # FILE#N: the N-th row, by its name, as the set's own references say
+            listed = names(path)
+            if 1 <= int(name) <= len(listed):
+                name = listed[int(name) - 1]
+        return f"{parts[-1] if parts else path}#{name}"
+    return "/".join(parts[-2:])
+
+
+def sample(refs: list[str], n: int, seed: int) -> list[str]:
+    """N of `refs`, chosen by seed: the N whose sha256 of f"{seed}:{stable_key(ref)}" (hex digest,
+    UTF-8) sorts first, returned in the order `refs` has them. A plain hash of text, so neither
+    Python's hash randomisation nor the platform changes the choice; all of them when N is not
+    smaller than their number."""
+    import hashlib
+
+    if n >= len(refs):
+        return list(refs)
+    digest = {ref: hashlib.sha256(f"{seed}:{stable_key(ref)}".encode("utf-8")).hexdigest() for ref in refs}
+    chosen = set(sorted(refs, key=lambda ref: (digest[ref], ref))[:n])
+    return [ref for ref in refs if ref in chosen]
 
 
 def write(path, problems, header: dict | None = None) -> None:

@@ -152,7 +152,14 @@ def _list_sets(ctx, _param, value):
 @click.option("--list-sets", is_flag=True, is_eager=True, expose_value=False, callback=_list_sets,
               help="List the shipped problem sets by name (kitchen/async, ppnl/single_5x5, ...), with their sizes, and exit.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
-              help="Only the first N problems, after sets and globs are expanded: a quick try of a set.")
+              help="Only the first N problems, after sets and globs are expanded (and after --sample): a quick try of a set.")
+@click.option("--sample", "sample_n", type=click.IntRange(min=1), default=None, metavar="N",
+              help="N problems chosen by --seed (or --sample-seed), the same on every machine: those whose sha256 of "
+                   "'SEED:REF' sorts first, REF being the problem's place in its set (single_5x5.jsonl#NAME, "
+                   "async/FILE.json), kept in the order given. Rows of a set: FILE#A-B (or NAME#A-B), from 1.")
+@click.option("--sample-seed", type=int, default=None, metavar="S",
+              help="The seed of --sample when it should differ from the run's --seed.")
+@click.option("--suite-info", hidden=True, default=None)  # set by `plan-eval suite`: the suite's name and hash, for the manifest
 @click.option("--agent", "agents", multiple=True, type=AgentName(),
               help="Repeat for several; default: oracle and random side by side. baseline:NAME runs a world's own "
                    "baseline from domains/<world>/baselines.py (GRASP: baseline:greedy, baseline:random-walk), "
@@ -223,7 +230,7 @@ def _list_sets(ctx, _param, value):
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--plot", is_flag=True, help="Write PNG plots into the run folder (needs matplotlib: pip install 'groundplan[plot]').")
 @handles_errors
-def run(problems, limit, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, cache_mode, llm_seed, plans, out,
+def run(problems, limit, sample_n, sample_seed, suite_info, agents, model, strategy, api_base, temperature, llm_timeout, llm_retries, cache_mode, llm_seed, plans, out,
         workers, concurrency, backend, ray_address, resume, seed, samples, max_steps, max_steps_factor, episode_time, episode_memory, budget, reference, reference_time, steps_to_go_time,
         observations, fmt, plot):
     """Run agents on PROBLEMS (shipped sets by name, files, problem-set files or globs) and print the summary."""
@@ -233,7 +240,14 @@ def run(problems, limit, agents, model, strategy, api_base, temperature, llm_tim
     from . import run as R
     from .summary import summarise
 
-    refs = expand(problems)[:limit]
+    refs = expand(problems)
+    if sample_seed is not None and sample_n is None:
+        raise GroundplanError("--sample-seed is the seed of --sample N: give --sample too, or drop it")
+    if sample_n is not None:
+        from groundplan.engine.problemsets import sample
+
+        refs = sample(refs, sample_n, seed if sample_seed is None else sample_seed)
+    refs = refs[:limit]
     if not refs:
         raise GroundplanError("no problems given")
     if resume and not out:
@@ -270,7 +284,7 @@ def run(problems, limit, agents, model, strategy, api_base, temperature, llm_tim
     try:
         rows, errors = R.execute(refs, specs, settings, folder, workers=workers, resume=resume, concurrency=concurrency,
                                  say=lambda text: click.echo(text, err=True), backend=backend, ray_address=ray_address,
-                                 then=write_summaries)
+                                 then=write_summaries, suite=json.loads(suite_info) if suite_info else None)
         summary = made[0]
     except FolderBusy as exc:
         click.echo(f"error: {exc}", err=True)
@@ -463,7 +477,9 @@ def _show(pages, episode, port, html_file, open_browser):
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"report": report, "view": view, "prompt": prompt}
+    from .suites.cli import suite
+
+    commands = {"report": report, "view": view, "prompt": prompt, "suite": suite}
     command = commands.get(args[0]) if args else None
     if command is not None:
         args = args[1:]

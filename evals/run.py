@@ -527,7 +527,7 @@ def _comparable(m: dict) -> dict:
                 if k not in UNCOMPARED_SETTINGS and (k not in NEW_SETTINGS or (v is not None and v != NEW_SETTING_DEFAULTS.get(k)))}
     agents = [dict(a, options={k: v for k, v in (a.get("options") or {}).items() if k not in UNCOMPARED_OPTIONS})
               if isinstance(a, dict) else a for a in (m.get("agents") or [])]
-    return {"agents": agents, "settings": settings, "problems": m.get("problems")}
+    return {"agents": agents, "settings": settings, "problems": m.get("problems"), "suite": m.get("suite")}
 
 
 NEW_SETTINGS = ("budget", "episode_memory", "reference", "reference_time")  # settings newer than some run folders
@@ -544,7 +544,7 @@ BACKENDS = ("local", "ray")
 
 def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder: Path, workers: int | None = 1, resume: bool = False,
             concurrency: int = 1, say=None, backend: str = "local", ray_address: str | None = None,
-            then=None) -> tuple[list[dict], list[dict]]:
+            then=None, suite: dict | None = None) -> tuple[list[dict], list[dict]]:
     """Run every (agent, problem) episode not yet in `folder`; returns (episode rows, load errors).
 
     The folder is locked for the run (`store.one_writer`): another plan-eval writing it makes this
@@ -556,10 +556,16 @@ def execute(refs: list[str], specs: list[AgentSpec], settings: Settings, folder:
     with a worker. Episodes run in this process, unless there are several workers or a memory limit
     (which needs a process to bound), or the backend is Ray (`evals.ray_pool`; `workers` is then
     the CPUs of the local instance it starts, all of the machine's when None, and is not used with
-    `ray_address`, where the cluster's CPUs decide)."""
+    `ray_address`, where the cluster's CPUs decide).
+
+    `suite` ({"name", "hash", ...}: `plan-eval suite`, `evals.suites`) goes into the manifest as
+    its "suite", so two runs can be shown to follow the same protocol; a run folder is resumed
+    only under the suite it was started with."""
     say = say or (lambda text: print(text, file=sys.stderr))
     loaded: list = []
     new = manifest(folder, refs, specs, settings, loaded)
+    if suite is not None:
+        new["suite"] = suite
     check_agents(specs, loaded)
     with store.one_writer(folder):  # a second plan-eval on this folder is refused here (store.FolderBusy)
         rows, errors = _execute(refs, specs, settings, folder, new, workers, resume, concurrency, say, backend, ray_address)
