@@ -7,6 +7,9 @@
     plan-eval report runs/a [runs/b]                       # rebuild the tables, or compare two runs
     plan-eval prompt problems/sync/01_cheese_sandwich_s126.json --strategy io   # what the model is sent first
     plan-eval problems/sync/*.json --agent llm --model openai/gpt-4o-mini --samples 5   # pass@1 and pass@5
+    plan-eval ppnl/single_5x5 --sample 5 --seed 1          # five rows chosen by seed, the same on every machine
+    plan-eval 'ppnl/single_5x5#1-20'                       # rows 1 to 20 of a set
+    plan-eval suite all --model openai/gpt-4o-mini         # a paper's protocol (evals/suites/): plan-eval suite --list
 
 Exit codes: 0 every episode ran and was scored; 1 some problem could not be loaded (a stored
 reference or answer key its check disproves is a load error), or some episode could not be

@@ -204,6 +204,11 @@ def _select(selection, where: str, expand, pick) -> list[str]:
         refs = expand([name + (f"#{selection['rows']}" if "rows" in selection else "")])
     except GroundplanError as exc:
         raise SuiteError(f"{where}: {exc}") from None
+    from groundplan.engine.catalog import shipped_sets
+
+    if "rows" in selection and name in shipped_sets() and not shipped_sets()[name].is_file:
+        raise SuiteError(f"{where}/rows: '{name}' is a folder of problem files, and rows A-B select rows of a set file: "
+                         "use names (globs of its file names) or sample instead")
     if not refs or (len(refs) == 1 and not Path(refs[0].split("#", 1)[0]).exists()):
         from groundplan.engine.catalog import did_you_mean
 
