@@ -11,19 +11,21 @@ problems have several samples, mean optimality and steps, the world's own metric
 Wilson over episodes for a success rate of one episode per problem, else a seeded percentile
 bootstrap over problems), and the outputs say which.
 
-One table, one protocol: runs are compared through their manifests (`protocol`): the problems (by
-content hash, so the same problems reached by other paths match), the settings except the seed
-and those that change no score shown here (steps-to-go time, recorded observations), the llm
-agent's request settings except the model, strategy and transport (temperature, token limit, ...),
-and the suite's name and hash when both runs record one. Runs that differ are refused with the
-difference, unless `mixed`; then the settings that differ join each row's key, so that rows of
-different settings are never pooled.
+One table, one protocol: runs are compared through their manifests (`check_protocols`): the
+problems (by content hash, so the same problems reached by other paths match), the settings
+except the seed and those that change no score shown here (steps-to-go time, recorded
+observations), the llm agent's request settings except the model, strategy and transport
+(temperature, token limit, ...), and the suite: runs of a suite must record the same suite name
+and hash, and those of one part of it agree on the rest (a suite's parts differ by design). Runs
+that differ are refused with the difference, unless `mixed`; then what differs joins each row's
+key, so that rows of different settings are never pooled.
 
-A suite run records `"suite": {"name", "hash"}` in its manifest. When the runs carry a suite and
-`groundplan.evals.suites` exists, its `paper_table(suite, rows)` is asked for the paper's layout
-with the published rows beside ours: `suite` is that manifest entry, `rows` the leaderboard's
-entries (as in its JSON) of the runs of that suite; it returns Markdown. Without the module, or
-when it fails, a note says so and the rest of the leaderboard stands.
+A suite run (`plan-eval suite NAME --out DIR`: a run folder per part, `DIR/PART`) records
+`"suite": {"name", "hash", "part", ...}` in each part's manifest. When `groundplan.evals.suites`
+exists, its `paper_table(name, {label: episode lines tagged with suite_part}, fmt)` gives the
+paper's layout with the published rows beside ours (a label per model); without the module, or
+when it fails, a note says so and the rest of the leaderboard stands. Its import is guarded: this
+module works without it.
 
 A folder given that is not a run folder (no episodes.jsonl) but holds run folders below it (a
 suite's or a study's folder of runs) stands for those runs.
@@ -145,15 +147,26 @@ def _content(problems: dict) -> dict:
     return {(h or f"ref:{ref}"): ref for ref, h in sorted(problems.items())}
 
 
+def _suite(run: Run) -> dict | None:
+    suite = (run.manifest or {}).get("suite")
+    return suite if isinstance(suite, dict) and suite.get("name") else None
+
+
 def differences(a: Run, b: Run) -> list[str]:
     """Why run b is not of run a's protocol ([] when it is)."""
+    return [text for _, text in _differences(a, b)]
+
+
+def _differences(a: Run, b: Run) -> list[tuple[str, str]]:
+    """(what differs: a setting's or llm option's name, 'problems', 'suite' or 'manifest'; why)."""
     pa, pb = protocol(a), protocol(b)
     if pa is None or pb is None:
-        return [f"{(a if pa is None else b).manifest_problem}, so its protocol cannot be checked"]
+        return [("manifest", f"{(a if pa is None else b).manifest_problem}, so its protocol cannot be checked")]
     out = []
     sa, sb = pa["suite"], pb["suite"]
     if sa and sb and (sa.get("name"), sa.get("hash")) != (sb.get("name"), sb.get("hash")):
-        out.append(f"suite {sa.get('name')} (hash {sa.get('hash')}) in {a.folder}, {sb.get('name')} (hash {sb.get('hash')}) in {b.folder}")
+        out.append(("suite", f"suite {sa.get('name')} (hash {sa.get('hash')}) in {a.folder}, {sb.get('name')} "
+                             f"(hash {sb.get('hash')}) in {b.folder}"))
     ca, cb = _content(pa["problems"]), _content(pb["problems"])
     only_a, only_b = sorted(set(ca) - set(cb)), sorted(set(cb) - set(ca))
     if only_a or only_b:
@@ -162,16 +175,16 @@ def differences(a: Run, b: Run) -> list[str]:
             if only:
                 named = ", ".join(content[h] for h in only[:3]) + (" ..." if len(only) > 3 else "")
                 said.append(f"{len(only)} problem(s) only in {run.folder} ({named})")
-        out.append("other problems: " + "; ".join(said))
+        out.append(("problems", "other problems: " + "; ".join(said)))
     for key in sorted(set(pa["settings"]) | set(pb["settings"])):
         va, vb = pa["settings"].get(key), pb["settings"].get(key)
         if va != vb:
-            out.append(f"setting {key}: {_shown(va)} in {a.folder}, {_shown(vb)} in {b.folder}")
+            out.append((key, f"setting {key}: {_shown(va)} in {a.folder}, {_shown(vb)} in {b.folder}"))
     if pa["has_llm"] and pb["has_llm"]:
         for key in sorted(set(pa["agent"]) | set(pb["agent"])):
             va, vb = pa["agent"].get(key), pb["agent"].get(key)
             if va != vb:
-                out.append(f"llm option {key}: {_shown(va)} in {a.folder}, {_shown(vb)} in {b.folder}")
+                out.append((key, f"llm option {key}: {_shown(va)} in {a.folder}, {_shown(vb)} in {b.folder}"))
     return out
 
 
@@ -181,30 +194,35 @@ def _shown(value) -> str:
 
 def check_protocols(runs: list[Run], mixed: bool) -> tuple[list[str], list[str]]:
     """(the settings that differ between the runs, which then key the rows; notes). Raises, naming
-    the runs and the differences, when they are not one protocol and `mixed` is not given."""
-    reasons = []
-    for run in runs[1:]:
-        reasons += [f"{run.folder} against {runs[0].folder}: {why}" for why in differences(runs[0], run)]
+    the runs and the differences, when they are not one protocol and `mixed` is not given.
+
+    Runs of a suite are one protocol when they record the same suite (name and hash) and those of
+    one part of it agree on the rest (the parts of a suite differ by design: other sets, another
+    strategy); runs of no suite are compared with the first such run; a run of a suite and one of
+    none are not proven to be one protocol."""
+    found: list[tuple[str, str]] = []
+    suited = [r for r in runs if _suite(r)]
+    plain = [r for r in runs if not _suite(r)]
+    if suited and plain:
+        found.append(("suite", f"{suited[0].folder} is a run of suite {_suite(suited[0])['name']}, {plain[0].folder} of none "
+                               f"(the runs of a suite are compared with runs of the same suite)"))
+    parts: dict[tuple, list[Run]] = defaultdict(list)
+    for run in suited:
+        suite = _suite(run)
+        if (suite["name"], suite.get("hash")) != (_suite(suited[0])["name"], _suite(suited[0]).get("hash")):
+            found += [(what, f"{run.folder} against {suited[0].folder}: {why}") for what, why in _differences(suited[0], run)
+                      if what == "suite"]
+        parts[(suite["name"], suite.get("hash"), json.dumps(suite.get("part")))].append(run)
+    for group in [*parts.values(), plain]:
+        for run in group[1:]:
+            found += [(what, f"{run.folder} against {group[0].folder}: {why}") for what, why in _differences(group[0], run)]
+    reasons = [why for _, why in found]
     if reasons and not mixed:
         raise GroundplanError("these runs are not of one protocol, so they are not put in one table:\n  " + "\n  ".join(reasons) +
                               "\nGive --mixed to put them in one table anyway (the settings that differ then key the rows).")
-    varying = set()
-    protocols = [protocol(r) for r in runs]
-    if mixed and reasons:
-        known = [p for p in protocols if p is not None]
-        for part in ("settings", "agent"):
-            keys = {k for p in known for k in p[part]}
-            varying |= {f"{k}" for k in keys if len({json.dumps(p[part].get(k)) for p in known
-                                                      if part == "settings" or p["has_llm"]}) > 1}
-        if len({json.dumps(p["suite"], sort_keys=True) for p in known if p["suite"]}) > 1:
-            varying.add("suite")
-        if any(p is None for p in protocols):
-            varying.add("manifest")
+    varying = sorted({what for what, _ in found if what != "problems"})
     notes = [f"mixed protocols (--mixed): {why}" for why in reasons]
-    suites = [r for r, p in zip(runs, protocols) if p is not None and p["suite"]]
-    if suites and len(suites) < len(runs) and not reasons:
-        notes.append("some runs record a suite and others do not; they match on problems and settings")
-    return sorted(varying), notes
+    return varying, notes
 
 
 def run_settings(run: Run, varying: list[str]) -> dict:
@@ -215,7 +233,8 @@ def run_settings(run: Run, varying: list[str]) -> dict:
         if p is None:
             out[key] = "missing" if key == "manifest" else None
         elif key == "suite":
-            out[key] = (p["suite"] or {}).get("name")
+            suite = p["suite"] or {}
+            out[key] = f"{suite['name']} ({str(suite.get('hash'))[:12]})" if suite.get("name") else None
         elif key == "manifest":
             out[key] = "present"
         else:
@@ -299,7 +318,7 @@ def build(runs: list[Run], mixed: bool = False, replicates: int = I.BOOTSTRAP, s
         del e["problem_keys"]
     board = {"runs": [_run_entry(r) for r in runs], "settings_in_key": varying, "entries": entries,
              "intervals": intervals_said(replicates, seed), "notes": notes, "published": []}
-    board["published"] = published(runs, entries)
+    board["published"] = published(runs, varying)
     notes += [p["note"] for p in board["published"] if p.get("note")]
     return board
 
@@ -383,37 +402,54 @@ def measure(rows: list[dict], replicates: int, seed: str, world_metrics: bool) -
 
 
 # ------------------------------------------------------------------ the paper's rows
-def published(runs: list[Run], entries: list[dict]) -> list[dict]:
+def published(runs: list[Run], varying: list[str]) -> list[dict]:
     """The paper layouts of the suites the runs carry, from `groundplan.evals.suites.paper_table`
-    when that module exists: [{"suite", "hash", "runs", "table" (Markdown) or None, "note"}]."""
-    suites: dict[tuple, list[str]] = defaultdict(list)
+    when that module exists: [{"suite", "hash", "runs", "table" (Markdown), "text" (the same for
+    the terminal) or None, "note"}]. paper_table(name, {label: episode lines tagged with their
+    `suite_part`}, fmt) is given one label per model (and varying settings), over every run of
+    the suite."""
+    suites: dict[tuple, list[Run]] = defaultdict(list)
     for run in runs:
-        suite = (run.manifest or {}).get("suite")
-        if isinstance(suite, dict) and suite.get("name"):
-            suites[(str(suite["name"]), suite.get("hash"))].append(str(run.folder))
+        suite = _suite(run)
+        if suite is not None:
+            suites[(str(suite["name"]), suite.get("hash"))].append(run)
     if not suites:
         return []
     import importlib
     import importlib.util
 
     try:
-        found = importlib.util.find_spec("groundplan.evals.suites") is not None
+        module = importlib.import_module("groundplan.evals.suites") if importlib.util.find_spec("groundplan.evals.suites") else None
     except (ImportError, ValueError):
-        found = False
-    paper_table = getattr(importlib.import_module("groundplan.evals.suites"), "paper_table", None) if found else None
+        module = None
+    paper_table = getattr(module, "paper_table", None)
     out = []
-    for (name, digest), folders in sorted(suites.items(), key=lambda item: str(item[0])):
-        entry = {"suite": name, "hash": digest, "runs": folders, "table": None, "note": ""}
-        if paper_table is None:
-            entry["note"] = (f"suite {name}: its published rows are not shown (this groundplan has no "
-                             f"groundplan.evals.suites.paper_table)")
-        else:
-            rows = [e for e in entries if set(e["runs"]) & set(folders)]
-            try:
-                entry["table"] = str(paper_table({"name": name, "hash": digest}, rows))
-            except Exception as exc:  # the suite's layout is an extra: the leaderboard stands without it
-                entry["note"] = f"suite {name}: its paper table could not be made ({type(exc).__name__}: {exc})"
+    for (name, digest), members in sorted(suites.items(), key=lambda item: str(item[0])):
+        entry = {"suite": name, "hash": digest, "runs": [str(r.folder) for r in members], "table": None, "text": None, "note": ""}
         out.append(entry)
+        if paper_table is None:
+            entry["note"] = f"suite {name}: its published rows are not shown (this groundplan has no groundplan.evals.suites.paper_table)"
+            continue
+        labelled: dict[str, list[dict]] = defaultdict(list)
+        for run in members:
+            part = _suite(run).get("part")
+            settings = ", ".join(f"{k}={v}" for k, v in run_settings(run, varying).items())
+            for row in run.rows:
+                model = identity(row, run)[0]
+                labelled[model + (f" ({settings})" if settings else "")].append(dict(row, suite_part=part))
+        try:
+            entry["table"] = str(paper_table(name, dict(labelled), fmt="markdown"))
+            entry["text"] = str(paper_table(name, dict(labelled), fmt="text"))
+        except Exception as exc:  # the suite's layout is an extra: the leaderboard stands without it
+            entry["note"] = f"suite {name}: its paper table could not be made ({type(exc).__name__}: {exc})"
+            continue
+        try:
+            current = module.load(name).hash if hasattr(module, "load") else None
+        except Exception:
+            current = None
+        if current and digest and current != digest:
+            entry["note"] = (f"suite {name} has changed since these runs (hash {current[:16]} now, {str(digest)[:16]} in the runs): "
+                             f"its paper table is today's layout")
     return out
 
 
@@ -527,8 +563,8 @@ def table(board: dict) -> str:
     for world, columns, entries in world_tables(board):
         parts.append(f"\n{world}: its own metrics\n" + _plain(columns, entries))
     for p in board["published"]:
-        if p.get("table"):
-            parts.append(f"\nsuite {p['suite']}: the paper's layout, published rows beside ours\n{p['table']}")
+        if p.get("text"):
+            parts.append(f"\nsuite {p['suite']}: the paper's layout, published rows beside ours\n{p['text'].rstrip()}")
     parts.append("\n" + board["intervals"])
     parts += [f"note: {n}" for n in board["notes"]]
     return "\n".join(parts)

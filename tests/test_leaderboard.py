@@ -260,41 +260,66 @@ def test_folders_of_runs_damaged_lines_and_the_one_run_report(llm_runs, world_ru
 
 
 # ------------------------------------------------------------------ a suite's published rows
-def test_a_suite_gets_its_paper_table_when_the_suites_module_has_one(llm_runs, tmp_path, monkeypatch):
+def _as_suite(llm_runs, root: Path, name: str, digest: str, parts: dict) -> list[Path]:
+    """Copies of the LLM runs as the parts of a suite run (root/PART, manifests naming the suite)."""
     folders = []
-    for name, *_ in RUNS:
-        folder = tmp_path / name
-        shutil.copytree(llm_runs / name, folder)
+    for run_name, part in parts.items():
+        folder = root / part
+        shutil.copytree(llm_runs / run_name, folder)
         manifest = json.loads((folder / "manifest.json").read_text())
-        manifest["suite"] = {"name": "robotouille", "hash": "abc123"}
+        manifest["suite"] = {"name": name, "hash": digest, "part": part}
         (folder / "manifest.json").write_text(json.dumps(manifest))
         folders.append(folder)
+    return folders
+
+
+def test_a_suite_gets_its_paper_table_when_the_suites_module_has_one(llm_runs, tmp_path, monkeypatch):
+    # model A's suite run (two parts: io and cot) and model B's (one part), as `plan-eval suite` lays them out
+    a = _as_suite(llm_runs, tmp_path / "a", "robotouille", "abc123", {"mini-io": "sync-io", "mini-cot": "sync-cot"})
+    b = _as_suite(llm_runs, tmp_path / "b", "robotouille", "abc123", {"big-io": "sync-io"})
     seen = []
 
-    def paper_table(suite, rows):
-        seen.append((suite, rows))
-        return "| model | success |\n|---|---|\n| GPT-4o (published) | 0.47 |\n| " + rows[0]["model"] + " | ours |"
+    def paper_table(name, runs, fmt="markdown"):
+        seen.append((name, {label: sorted({r["suite_part"] for r in rows}) for label, rows in runs.items()}, fmt))
+        return f"| model | source |\n|---|---|\n| gpt4-o | published, Table 2 |\n| {' / '.join(sorted(runs))} | this run |"
 
     fake = types.ModuleType("groundplan.evals.suites")
     fake.__spec__ = importlib.machinery.ModuleSpec("groundplan.evals.suites", None)
     fake.paper_table = paper_table
     monkeypatch.setitem(sys.modules, "groundplan.evals.suites", fake)
-    md = _invoke(leaderboard, [*folders, "--format", "markdown"]).stdout
-    assert "## Suite robotouille: the paper's layout" in md and "GPT-4o (published)" in md
-    (suite, rows), = seen
-    assert suite == {"name": "robotouille", "hash": "abc123"} and len(rows) == 6
+    md = _invoke(leaderboard, [tmp_path / "a", tmp_path / "b", "--format", "markdown"]).stdout  # parts differ: one protocol
+    assert "## Suite robotouille: the paper's layout" in md and "| gpt4-o | published, Table 2 |" in md
+    assert seen[0] == ("robotouille", {MINI: ["sync-cot", "sync-io"], BIG: ["sync-io"]}, "markdown")
+    assert {(e["model"], e["strategy"]) for e in json.loads(_invoke(leaderboard, [*a, *b, "--format", "json"]).stdout)["entries"]
+            if e["world"] == "overall"} == {(MINI, "io"), (MINI, "cot"), (BIG, "io")}
 
-    # a suite of another hash is another protocol
-    manifest = json.loads((folders[1] / "manifest.json").read_text())
+    # a suite of another hash is another protocol; so is a run of no suite beside a suite's
+    manifest = json.loads((b[0] / "manifest.json").read_text())
     manifest["suite"]["hash"] = "def456"
-    (folders[1] / "manifest.json").write_text(json.dumps(manifest))
-    result = _invoke(leaderboard, folders, code=2)
+    (b[0] / "manifest.json").write_text(json.dumps(manifest))
+    result = _invoke(leaderboard, [*a, *b], code=2)
     assert "suite robotouille (hash abc123)" in result.output and "(hash def456)" in result.output
+    board = _board(*a, *b, "--mixed")
+    assert {e["settings"]["suite"] for e in board["entries"]} == {"robotouille (abc123)", "robotouille (def456)"}
+    result = _invoke(leaderboard, [a[0], llm_runs / "big-io"], code=2)
+    assert "of none" in result.output
 
-    def broken(suite, rows):
+    def broken(name, runs, fmt="markdown"):
         raise KeyError("layout")
 
     fake.paper_table = broken
-    board = _board(folders[0])
+    board = _board(*a)
     assert board["published"][0]["table"] is None
     assert any("paper table could not be made (KeyError" in n for n in board["notes"])
+
+
+def test_the_real_suites_paper_table_beside_the_leaderboard(llm_runs, tmp_path):
+    suites = pytest.importorskip("groundplan.evals.suites")  # issue 34, items 1-2: on its own branch until merged
+    robotouille = suites.load("robotouille")
+    folders = _as_suite(llm_runs, tmp_path / "suite", "robotouille", robotouille.hash,
+                        {"mini-io": "sync-io", "mini-cot": "sync-cot"})
+    board = _board(*folders)
+    (entry,) = board["published"]
+    assert entry["table"] and "published" in entry["table"] and MINI in entry["table"], board["notes"]
+    text = _invoke(leaderboard, folders).stdout
+    assert "the paper's layout, published rows beside ours" in text and "this run" in text
