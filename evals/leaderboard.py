@@ -341,6 +341,7 @@ def _value(entry: dict, metric: str):
 
 
 def _metric(value, lo=None, hi=None, method=None, n=None) -> dict:
+    lo, hi = (None if x is None else round(x, 12) for x in (lo, hi))  # no 1.0000000000000002 from interpolation
     return {"value": value, "lo": lo, "hi": hi, "method": method if lo is not None else None, "n": n}
 
 
@@ -605,8 +606,11 @@ def flat(entry: dict) -> dict:
 def to_csv(board: dict) -> str:
     lines = [flat(e) for e in board["entries"]]
     keys = list(dict.fromkeys(k for line in lines for k in line))
-    tail = ("tokens", "cost_usd", "cached_tokens", "cached_cost_usd", "unpriced_episodes")
-    keys = [k for k in keys if k not in tail] + list(tail)
+    head = keys[:keys.index("samples") + 1]
+    core = [f"{name}{end}" for name in ("success_rate", *_passes(board["entries"]), "mean_optimality", "mean_steps")
+            for end in ("", "_lo", "_hi", "_ci") if f"{name}{end}" in keys]
+    tail = ["tokens", "cost_usd", "cached_tokens", "cached_cost_usd", "unpriced_episodes"]
+    keys = head + core + [k for k in keys if k not in head + core + tail] + tail  # then the worlds' own metrics
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=keys)
     writer.writeheader()
