@@ -4,7 +4,8 @@
     plan-eval problems/sync/*.json --agent llm --model openai/gpt-4o-mini --strategy react --workers 4
     plan-eval problems/grasp/*.jsonl --agent baseline:greedy --agent baseline:random-walk --workers 2
     plan-eval problems/async/*.json --out runs/a --resume  # continue an interrupted run
-    plan-eval report runs/a [runs/b]                       # rebuild the tables, or compare two runs
+    plan-eval report runs/a                                # rebuild the tables of a run
+    plan-eval leaderboard runs/a runs/b runs/c --out board # runs side by side, with 95% intervals
     plan-eval prompt problems/sync/01_cheese_sandwich_s126.json --strategy io   # what the model is sent first
     plan-eval problems/sync/*.json --agent llm --model openai/gpt-4o-mini --samples 5   # pass@1 and pass@5
     plan-eval ppnl/single_5x5 --sample 5 --seed 1          # five rows chosen by seed, the same on every machine
@@ -336,71 +337,103 @@ def _tell_beaten(rows: list[dict], folder: Path) -> bool:
     return bool(beaten)
 
 
+BOARD_FORMATS = ("table", "markdown", "csv", "json")
+
+
+def board_options(fn):
+    """The options of the leaderboard (`plan-eval leaderboard`, and `plan-eval report` of several runs)."""
+    for option in reversed((
+        click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False)),
+        click.option("--format", "fmt", type=click.Choice(BOARD_FORMATS), default="table", show_default=True,
+                     help="What is printed: the table, or the leaderboard as Markdown, CSV or JSON."),
+        click.option("--out", type=click.Path(file_okay=False),
+                     help="Also write leaderboard.md, leaderboard.csv and leaderboard.json into this folder (and the plots, with --plot)."),
+        click.option("--plot", is_flag=True, help="A PNG per world, and one overall, of the rates with their 95% intervals "
+                                                  "(needs --out and matplotlib: pip install 'groundplan[plot]')."),
+        click.option("--mixed", is_flag=True, help="Put runs of different protocols (problems, settings, suite) in one table; "
+                                                   "the settings that differ then key the rows. Without it they are refused, with the reason."),
+        click.option("--bootstrap", "replicates", type=click.IntRange(100, 100_000), default=1000, show_default=True,
+                     help="Resamples of the percentile bootstrap over problems."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap's resamples (the intervals are reproducible)."),
+    )):
+        fn = option(fn)
+    return fn
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("--plot", is_flag=True, help="Write PNG plots into the (first) run folder.")
+@board_options
 @handles_errors
-def report(runs, fmt, plot):
-    """Rebuild the tables of a run (RUN), or compare two runs side by side (RUN RUN2)."""
+def report(runs, fmt, out, plot, mixed, replicates, seed):
+    """Rebuild the tables of a run (RUN), or put several runs in one leaderboard (RUN RUN...: as
+    `plan-eval leaderboard`)."""
     from groundplan.engine.errors import GroundplanError
 
     from . import store
-    from .summary import summarise, table
 
-    if len(runs) > 2:
-        raise GroundplanError("report takes one run folder, or two to compare")
-    summaries = []
-    for folder in map(Path, runs):
-        found = store.scan(folder)
-        rows = found.rows
-        if found.unreadable:
-            click.echo(f"warning: {folder / store.EPISODES}: {found.unreadable} line(s) could not be read as episode lines and are "
-                       f"left out of the tables ({store.unreadable_where(found)}); `plan-eval ... --out {folder} --resume` moves them to "
-                       f"{store.REJECTED} and runs their episodes again", err=True)
-        if found.duplicates:
-            click.echo(f"warning: {folder / store.EPISODES}: {len(found.duplicates)} duplicate line(s) ignored: each episode "
-                       f"is counted once, from its first line ({store.duplicates_where(found)}); `plan-eval ... --out {folder} --resume` "
-                       f"moves them to {store.REJECTED}", err=True)
-        if not rows:
-            raise GroundplanError(f"{folder}: no episodes.jsonl with episodes in it")
-        summaries.append((folder, rows, summarise(rows)))
+    folder = Path(runs[0])
+    if len(runs) > 1 or not (folder / store.EPISODES).exists():  # several runs, or a folder of runs
+        return _leaderboard(runs, fmt, out, plot, mixed, replicates, seed)
+    given = [name for name, value in (("--out", out), ("--mixed", mixed), ("--bootstrap", replicates != 1000), ("--seed", seed != 0)) if value]
+    if given:
+        raise GroundplanError(f"{', '.join(given)}: the leaderboard's; for one run's leaderboard, "
+                              f"`plan-eval leaderboard {folder}`")
+    from .leaderboard import read_run
+    from .summary import summarise
+
+    found = read_run(folder)
+    for warning in found.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if plot:
         from .plots import write_plots
 
-        for path in write_plots(summaries[0][0], summaries[0][1]):
+        for path in write_plots(folder, found.rows):
             click.echo(f"wrote {path}", err=True)
-    if len(summaries) == 1:
-        _emit(summaries[0][2], fmt, None)
-        return
-    (a_dir, _, a), (b_dir, _, b) = summaries
-    merged = _compare(a["by_set"], b["by_set"])
-    if fmt == "json":
-        click.echo(json.dumps({"a": str(a_dir), "b": str(b_dir), "by_set": merged}, indent=1))
+    if fmt == "markdown":
+        from .summary import markdown
+
+        click.echo(markdown(summarise(found.rows)), nl=False)
     else:
-        click.echo(f"A = {a_dir}\nB = {b_dir}\n")
-        click.echo(table(merged, ("agent", "problem_set", "episodes A", "episodes B", "success_rate A", "success_rate B",
-                                  "mean_optimality A", "mean_optimality B", "invalid_actions A", "invalid_actions B",
-                                  "cost_usd A", "cost_usd B")))
+        _emit(summarise(found.rows), fmt, None)
 
 
-def _compare(a: list[dict], b: list[dict]) -> list[dict]:
-    keys = sorted({(e["agent"], e["problem_set"]) for e in a + b})
-    index_a = {(e["agent"], e["problem_set"]): e for e in a}
-    index_b = {(e["agent"], e["problem_set"]): e for e in b}
-    out = []
-    for key in keys:
-        entry = {"agent": key[0], "problem_set": key[1]}
-        for side, index in (("A", index_a), ("B", index_b)):
-            e = index.get(key, {})
-            for field in ("episodes", "success_rate", "mean_optimality", "invalid_actions", "cost_usd"):
-                entry[f"{field} {side}"] = e.get(field)
-            if e.get("unpriced_episodes"):  # dollars not known for every episode: said, not shown as a number
-                from .summary import _cell
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@board_options
+@handles_errors
+def leaderboard(runs, fmt, out, plot, mixed, replicates, seed):
+    """Put runs (RUN...: run folders, or folders of them) in one table: a row per (model, strategy,
+    settings) and world, an overall row per key, 95% intervals, pass@k, the worlds' own metrics,
+    tokens and dollars, and a suite's published rows in its paper's layout."""
+    _leaderboard(runs, fmt, out, plot, mixed, replicates, seed)
 
-                entry[f"cost_usd {side}"] = _cell(e, "cost_usd")
-        out.append(entry)
-    return out
+
+def _leaderboard(runs, fmt, out, plot, mixed, replicates, seed):
+    from groundplan.engine.errors import GroundplanError
+
+    from . import leaderboard as L
+
+    if plot and not out:
+        raise GroundplanError("--plot writes its PNGs into --out DIR: give the folder")
+    folders, warnings = L.run_folders(runs)
+    found = [L.read_run(f) for f in folders]
+    for warning in warnings + [w for run in found for w in run.warnings]:
+        click.echo(f"warning: {warning}", err=True)
+    board = L.build(found, mixed=mixed, replicates=replicates, seed=seed)
+    if out:
+        for path in L.write(board, Path(out)):
+            click.echo(f"wrote {path}", err=True)
+    if plot:
+        from .plots import write_leaderboard_plots
+
+        for path in write_leaderboard_plots(Path(out), board):
+            click.echo(f"wrote {path}", err=True)
+    if fmt == "json":
+        click.echo(L.to_json(board))
+    elif fmt == "csv":
+        click.echo(L.to_csv(board), nl=False)
+    elif fmt == "markdown":
+        click.echo(L.markdown(board), nl=False)
+    else:
+        click.echo(L.table(board))
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -482,7 +515,7 @@ def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     from .suites.cli import suite
 
-    commands = {"report": report, "view": view, "prompt": prompt, "suite": suite}
+    commands = {"report": report, "leaderboard": leaderboard, "view": view, "prompt": prompt, "suite": suite}
     command = commands.get(args[0]) if args else None
     if command is not None:
         args = args[1:]

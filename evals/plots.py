@@ -1,11 +1,11 @@
-"""PNG plots of a run (matplotlib, an optional extra, imported only here)."""
+"""PNG plots of a run, and of a leaderboard (matplotlib, an optional extra, imported only here)."""
 from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
 
 
-def write_plots(folder: Path, rows: list[dict]) -> list[Path]:
+def _pyplot():
     try:
         import matplotlib
 
@@ -15,6 +15,11 @@ def write_plots(folder: Path, rows: list[dict]) -> list[Path]:
         from groundplan.engine.errors import GroundplanError
 
         raise GroundplanError("--plot needs matplotlib: pip install 'groundplan[plot]'") from None
+    return plt
+
+
+def write_plots(folder: Path, rows: list[dict]) -> list[Path]:
+    plt = _pyplot()
     written = []
     # success rate by optimal horizon, one line per agent
     by_agent = defaultdict(lambda: defaultdict(list))
@@ -45,6 +50,53 @@ def write_plots(folder: Path, rows: list[dict]) -> list[Path]:
     ax.set_title("Optimality of successes")
     written.append(_save(plt, fig, folder / "optimality_histogram.png"))
     return written
+
+
+def write_leaderboard_plots(folder: Path, board: dict) -> list[Path]:
+    """leaderboard-WORLD.png for each world and leaderboard-overall.png: a row per (model,
+    strategy, settings), its rates (success, pass@k, mean optimality) as points with their 95%
+    intervals as error bars."""
+    plt = _pyplot()
+    from .leaderboard import OVERALL
+
+    entries = board["entries"]
+    worlds = list(dict.fromkeys(e["world"] for e in entries))
+    passes = sorted({k for e in entries for k in e["metrics"] if k.startswith("pass@") and k != "pass@1"}, key=lambda k: int(k[5:]))
+    metrics = [m for m in ("success_rate", "pass@1", *passes, "mean_optimality") if any(m in e["metrics"] for e in entries)]
+    written = []
+    for world in worlds:
+        rows = [e for e in entries if e["world"] == world]
+        labels = [_label(e) for e in rows]
+        fig, ax = plt.subplots(figsize=(8, 1.2 + 0.55 * len(rows) * max(1, len(metrics)) ** 0.5))
+        step = 0.8 / max(1, len(metrics))
+        for j, metric in enumerate(metrics):
+            ys, xs, low, high = [], [], [], []
+            for i, e in enumerate(rows):
+                m = e["metrics"].get(metric) or {}
+                if m.get("value") is None:
+                    continue
+                ys.append(i - 0.4 + step * (j + 0.5))
+                xs.append(m["value"])
+                low.append(m["value"] - m["lo"] if m.get("lo") is not None else 0)
+                high.append(m["hi"] - m["value"] if m.get("hi") is not None else 0)
+            if xs:
+                ax.errorbar(xs, ys, xerr=[low, high], fmt="o", capsize=3, label=metric.replace("_", " "))
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels(labels)
+        ax.invert_yaxis()
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel("rate, with its 95% interval")
+        ax.set_title("all worlds" if world == OVERALL else world)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+        name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in world)
+        written.append(_save(plt, fig, Path(folder) / f"leaderboard-{name}.png"))
+    return written
+
+
+def _label(entry: dict) -> str:
+    settings = ", ".join(f"{k}={v}" for k, v in entry["settings"].items())
+    strategy = "" if entry["strategy"] == "-" else f" / {entry['strategy']}"
+    return f"{entry['model']}{strategy}" + (f" ({settings})" if settings else "")
 
 
 def _save(plt, fig, path: Path) -> Path:

@@ -121,8 +121,10 @@ def test_report_rebuilds_and_compares(tmp_path, many_problems):
     _invoke(run, problems + ["--agent", "random", "--out", str(tmp_path / "b"), "--seed", "2", "--steps-to-go-time", "0"])
     code, out = _invoke(report, [str(tmp_path / "a"), "--format", "json"])
     assert code == 0 and json.loads(out) == _summary(tmp_path / "a")
-    code, out = _invoke(report, [str(tmp_path / "a"), str(tmp_path / "b")])
-    assert code == 0 and "success_rate A" in out and "success_rate B" in out
+    code, out = _invoke(report, [str(tmp_path / "a"), str(tmp_path / "b")])  # several runs: the leaderboard
+    assert code == 0 and "success rate [95% CI]" in out and "pass@2 [95% CI]" in out
+    assert [line.split()[:2] for line in out.splitlines() if line.startswith(("blocksworld", "overall"))] == [
+        ["blocksworld", "random"], ["overall", "random"]]  # the two seeds' episodes are two samples of one row
 
 
 def test_usage_errors_are_clear(tmp_path):
