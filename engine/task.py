@@ -292,15 +292,14 @@ class Task:
                 if len(actions) > self.grounding_limit:
                     u._actions = None
                     return
+        unreachable = []
         if self.prune and not u.objects.keys() - self.problem.objects.keys():  # the problem's own universe: its states start at init
             actions, unreachable = self._relaxed_reachable(u, actions)
-        else:
-            unreachable = []
+            self.pruned = len(unreachable)
         for i, action in enumerate(actions):  # grounding order, even if some were built earlier on demand
             action.index = i
         for i, action in enumerate(unreachable, len(actions)):  # still named, parsed and explained, never applicable
             action.index = i
-        self.pruned = len(unreachable)
         tree = build_tree(actions)  # first: a budget that runs out inside it leaves the universe ungrounded, not half
         u._actions, u._tree = actions, tree
 

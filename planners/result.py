@@ -4,10 +4,11 @@
 search, A* with an admissible heuristic, exact routing). A planner that cannot handle a feature
 says `unsupported` with the reason instead of returning a plan it cannot vouch for.
 
-`seconds` is wall time (`time.perf_counter`), `cpu_seconds` the process's CPU time over the same
-span (`time.process_time`, with a child process's such as Fast Downward's added): Fast Downward
-and pyperplan report CPU time, and on a busy machine wall time made groundplan look three times
-slower than it is, so comparisons use `cpu_seconds`.
+`seconds` is wall time (`time.perf_counter`), `cpu_seconds` the process's CPU time
+(`time.process_time`, with a child process's such as Fast Downward's added) over the same span
+where the planner times itself (the searches, through planners/limits.py), else over the whole
+`solve` call: Fast Downward and pyperplan report CPU time, and on a busy machine wall time made
+groundplan look three times slower than it is, so comparisons use `cpu_seconds` (issue 35).
 """
 from __future__ import annotations
 
