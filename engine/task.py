@@ -177,8 +177,11 @@ class _Tests:
 class Task:
     """An executable problem. Construct with `Task(problem)` or `Task.load(path)`."""
 
-    def __init__(self, problem: m.Problem, grounding_limit: int = GROUNDING_LIMIT):
+    def __init__(self, problem: m.Problem, grounding_limit: int = GROUNDING_LIMIT, prune: bool = True):
+        """`prune`: drop the ground actions no state reachable from the initial one can apply
+        (`_relaxed_reachable`); off only to compare with, as tests/test_grounding_pruning.py does."""
         self.problem = problem
+        self.prune = prune
         self.domain = problem.domain
         self.settings = dict(problem.settings)
         self.facts = FactTable()
@@ -200,6 +203,7 @@ class Task:
         self._listing_binders = {}  # made on first use (applicable_texts): only a large universe lists through them
         self._derived_cache: dict[int, int] = {}
         self._action_count = 0
+        self.pruned = 0  # ground actions of the initial universe dropped as unreachable (relaxed)
         self.has_derived = bool(self.domain.derived)
         self.goal = GoalTracker(problem.goal)
         agents = problem.agents
@@ -288,10 +292,94 @@ class Task:
                 if len(actions) > self.grounding_limit:
                     u._actions = None
                     return
+        unreachable = []
+        if self.prune and not u.objects.keys() - self.problem.objects.keys():  # the problem's own universe: its states start at init
+            actions, unreachable = self._relaxed_reachable(u, actions)
+            self.pruned = len(unreachable)
         for i, action in enumerate(actions):  # grounding order, even if some were built earlier on demand
+            action.index = i
+        for i, action in enumerate(unreachable, len(actions)):  # still named, parsed and explained, never applicable
             action.index = i
         tree = build_tree(actions)  # first: a budget that runs out inside it leaves the universe ungrounded, not half
         u._actions, u._tree = actions, tree
+
+    def _relaxed_reachable(self, u: _Universe, actions: list) -> tuple[list, list]:
+        """The actions split into those whose preconditions some state reachable from the initial
+        state may satisfy, and the rest, as Fast Downward's translator prunes (2,806 ground actions
+        of IPC elevators p10 for 780 reachable ones): a fixpoint of the delete relaxation, which
+        only over-approximates what can become true, so no action that applies in a reachable
+        state is ever dropped. Only the positive facts every state must hold (`pre_pos`) are
+        required; negative, numeric and disjunctive conditions are taken as satisfiable, derived
+        facts as reachable, every branch of a conditional effect as taken, and a timer an action
+        may start as adding all its phases' facts. A domain that creates objects is left whole
+        (its facts come from other universes). Dropped actions keep their place in `u.cache`:
+        an agent can still name one, and is told why it does not apply."""
+        atoms = self.facts.atoms
+        derived = self.domain.derived
+        reached = 0  # derived facts are decided per state: never a reason to prune
+        for fid, (pred, _) in enumerate(atoms):
+            if pred in derived:
+                reached |= 1 << fid
+        ids = self.facts.ids
+        for atom in self.problem.init:  # facts no precondition names need no bit
+            fid = ids.get(atom)
+            if fid is not None:
+                reached |= 1 << fid
+        timer_adds: dict[int, int | None] = {}
+
+        def adds(effect: GroundEffect) -> int | None:
+            """Every fact the effect may add, its conditional branches and timers included (None: it creates objects)."""
+            out = effect.add
+            for item in effect.items():
+                if item[0] == "when":
+                    out |= item[2].add | item[3].add
+                elif item[0] == "create":
+                    return None
+                elif item[0] == "start":
+                    more = timer(item[1])
+                    if more is None:
+                        return None
+                    out |= more
+            return out
+
+        def timer(tid: int) -> int | None:
+            if tid not in timer_adds:
+                timer_adds[tid] = 0  # a timer that (re)starts itself: its own facts are counted once
+                t = self.compiled_timer(u, tid)
+                found = 0
+                for effect in (t.running, t.paused, t.done):
+                    more = adds(effect)
+                    if more is None:
+                        found = None
+                        break
+                    found |= more
+                timer_adds[tid] = found
+            return timer_adds[tid]
+
+        effects = []
+        for action in actions:
+            more = adds(action.effect)
+            if more is None:
+                return actions, []
+            effects.append(more)
+        waiting = list(range(len(actions)))
+        keep = [False] * len(actions)
+        changed = True
+        while changed:
+            changed, still = False, []
+            for i in waiting:
+                pos = actions[i].pre_pos
+                if pos & reached == pos:
+                    keep[i] = True
+                    if effects[i] & ~reached:
+                        reached |= effects[i]
+                        changed = True
+                else:
+                    still.append(i)
+            waiting = still
+        if not waiting:
+            return actions, []
+        return [a for a, k in zip(actions, keep) if k], [a for a, k in zip(actions, keep) if not k]
 
     def _make_action(self, u: _Universe, schema: m.ActionSchema, binding: dict) -> GroundAction | None:
         args = tuple(binding[v] for v, _ in schema.params)

@@ -32,15 +32,18 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
     from groundplan.engine.budget import limited
     from groundplan.engine.errors import ResourceLimit
 
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), time.process_time()
     try:
         with limited(time_limit or None, memory_limit):
-            return _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, symmetry)
+            result = _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, symmetry)
     except (ResourceLimit, MemoryError) as exc:
         status = exc.status if isinstance(exc, ResourceLimit) else MEMOUT
         reason = str(exc) if isinstance(exc, ResourceLimit) else "out of memory (MemoryError)"
-        return PlanResult(TIMEOUT if status == TIMEOUT else MEMOUT, planner, seconds=time.perf_counter() - began,
-                          reason=f"stopped before a plan was found: {reason}")
+        result = PlanResult(TIMEOUT if status == TIMEOUT else MEMOUT, planner, seconds=time.perf_counter() - began,
+                            reason=f"stopped before a plan was found: {reason}")
+    if result.cpu_seconds is None:  # a planner that times only its wall clock: its CPU over the whole call
+        result.cpu_seconds = time.process_time() - cpu_began
+    return result
 
 
 def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, symmetry) -> PlanResult:

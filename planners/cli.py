@@ -52,7 +52,7 @@ def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json,
 
     from . import PlanResult, solve
 
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), time.process_time()
     cap_address_space(memory_limit)  # loading is bounded too: a JSON parse cannot poll a budget
     try:
         with alarm(time_limit):  # the limits cover loading and grounding, not only the search
@@ -63,7 +63,8 @@ def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json,
     except (ResourceLimit, MemoryError) as exc:
         status = exc.status if isinstance(exc, ResourceLimit) else "memout"
         reason = str(exc) if isinstance(exc, ResourceLimit) else "out of memory while loading the problem"
-        result = PlanResult(status, planner, seconds=time.perf_counter() - began, reason=f"stopped while loading: {reason}")
+        result = PlanResult(status, planner, seconds=time.perf_counter() - began, cpu_seconds=time.process_time() - cpu_began,
+                            reason=f"stopped while loading: {reason}")
         task = None
         store = polish = None
     if polish:
@@ -80,7 +81,8 @@ def plan(problem, planner, heuristic, weight, time_limit, memory_limit, as_json,
             for i, step in enumerate(result.plan, 1):
                 click.echo(f"{i:3d}. {step}")
             click.echo(f"cost: {result.to_json()['cost']}")
-        click.echo(f"expanded {result.expanded}, generated {result.generated}, {result.seconds:.3f} s")
+        cpu = "" if result.cpu_seconds is None else f" ({result.cpu_seconds:.3f} s CPU)"
+        click.echo(f"expanded {result.expanded}, generated {result.generated}, {result.seconds:.3f} s{cpu}")
     sys.exit(0 if result.solved or result.status == "unsolvable-proven" else 1)
 
 

@@ -19,6 +19,7 @@ class Limits:
 
     def __init__(self, time_limit: float | None = None, memory_limit_mb: float | None = None):
         self.start = time.perf_counter()
+        self.cpu_start = time.process_time()
         self.deadline = self.start + time_limit if time_limit else None
         self.memory_limit = memory_limit_mb
         self.base_memory = current_rss_mb() if memory_limit_mb else 0.0
@@ -52,3 +53,8 @@ class Limits:
     @property
     def seconds(self) -> float:
         return time.perf_counter() - self.start
+
+    @property
+    def cpu_seconds(self) -> float:
+        """This process's CPU time over the same span as `seconds` (which is wall time)."""
+        return time.process_time() - self.cpu_start

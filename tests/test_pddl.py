@@ -467,3 +467,52 @@ def test_import_pddl_of_an_action_defined_twice_exits_1_naming_the_line(tmp_path
     assert result.exit_code == 1 and "d.pddl:4:" in result.output and "declared twice" in result.output, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert not (tmp_path / "out" / "domain.json").exists()
+
+
+# ---------------------------------------------------------------- issue 35: files Fast Downward reads
+UPPER = """; IPC-2000 writes keywords and names in upper case: PICK-UP A, not pick-up a
+(DEFINE (DOMAIN BLOCKS)
+  (:REQUIREMENTS :STRIPS)
+  (:PREDICATES (ON ?X ?Y) (ONTABLE ?X) (CLEAR ?X) (HANDEMPTY) (HOLDING ?X))
+  (:ACTION PICK-UP :PARAMETERS (?X)
+   :PRECONDITION (AND (CLEAR ?X) (ONTABLE ?X) (HANDEMPTY))
+   :EFFECT (AND (NOT (ONTABLE ?X)) (NOT (CLEAR ?X)) (NOT (HANDEMPTY)) (HOLDING ?X)))
+  (:ACTION STACK :PARAMETERS (?X ?Y)
+   :PRECONDITION (AND (HOLDING ?X) (CLEAR ?Y))
+   :EFFECT (AND (NOT (HOLDING ?X)) (NOT (CLEAR ?Y)) (CLEAR ?X) (HANDEMPTY) (ON ?X ?Y))))"""
+UPPER_PROBLEM = """(define (problem BLOCKS-2-0) (:domain BLOCKS)
+(:OBJECTS A B)
+(:INIT (CLEAR A) (CLEAR B) (ONTABLE A) (ONTABLE B) (HANDEMPTY))
+(:goal (AND (ON A B))))  ; Stack A on B"""
+
+
+def test_upper_case_keywords_and_names_import_as_fast_downward_reads_them(tmp_path):
+    """PDDL is case-insensitive: `(:INIT` and `PICK-UP` read as `(:init` and `pick-up`; the plan
+    is pick-up a, stack a b (cost 2). A syntax error in such a file still names its line."""
+    task = _import_text(tmp_path, UPPER, UPPER_PROBLEM)
+    assert set(task.domain.actions) == {"pick-up", "stack"} and set(task.problem.objects) == {"a", "b"}
+    assert solve(task, planner="bfs").plan == ["(pick-up a)", "(stack a b)"]
+    (tmp_path / "bad.pddl").write_text(UPPER_PROBLEM.replace("(:OBJECTS A B)", "(:OBJECTS A B))"))
+    with pytest.raises(ModelError) as err:
+        import_pddl(str(tmp_path / "d.pddl"), [str(tmp_path / "bad.pddl")])
+    assert "bad.pddl:" in str(err.value)
+
+
+REPEATED = """(define (domain logistics) (:requirements :strips)
+ (:predicates (obj ?obj) (truck ?t) (location ?loc) (at ?obj ?loc) (in ?obj ?obj) (fuel ?obj ?obj ?obj))
+ (:action load :parameters (?o ?t ?l)
+  :precondition (and (obj ?o) (truck ?t) (at ?t ?l) (at ?o ?l))
+  :effect (and (not (at ?o ?l)) (in ?o ?t))))"""
+REPEATED_PROBLEM = """(define (problem p) (:domain logistics) (:objects p1 t1 l1)
+ (:init (obj p1) (truck t1) (location l1) (at p1 l1) (at t1 l1)) (:goal (in p1 t1)))"""
+
+
+def test_a_predicate_declared_with_one_variable_name_twice_imports(tmp_path):
+    """`(in ?obj ?obj)` (IPC-2000 logistics) declares two arguments: the names only count them.
+    An action's repeated parameter still means something and is still refused."""
+    task = _import_text(tmp_path, REPEATED, REPEATED_PROBLEM)
+    assert len(task.domain.predicates["in"].params) == 2 and len(task.domain.predicates["fuel"].params) == 3
+    assert solve(task, planner="bfs").plan == ["(load p1 t1 l1)"]
+    clash = REPEATED.replace(":parameters (?o ?t ?l)", ":parameters (?o ?o ?l)")
+    with pytest.raises(ModelError):
+        _import_text(tmp_path, clash, REPEATED_PROBLEM)

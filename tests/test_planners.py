@@ -347,3 +347,26 @@ def test_greedy_search_with_preferred_operators_returns_valid_plans(path):
     result = solve(task, planner="gbfs", heuristic="hff", time_limit=60)
     assert result.status == "solved-satisficing" and validate_plan(task, result.plan).valid
     assert result.cost >= solve(task, planner="astar", heuristic="hmax").cost
+
+
+def test_every_result_reports_cpu_time_beside_wall_time():
+    """Issue 35: `seconds` is wall time, `cpu_seconds` CPU time (Fast Downward's and pyperplan's
+    figures are CPU time); `groundplan plan --json` prints both, and Fast Downward's run counts
+    the child process's CPU time."""
+    import json
+
+    from click.testing import CliRunner
+
+    from groundplan.cli import main
+    from groundplan.planners.fast_downward import driver
+
+    task = Task.load("problems/blocksworld/sussman.json")
+    planners = [("bfs", None), ("ucs", None), ("astar", "lmcut"), ("gbfs", "hff"), ("prove", None), ("explore", "hff")]
+    for planner, heuristic in planners + ([("fd", None)] if driver() is not None else []):
+        result = solve(task, planner=planner, heuristic=heuristic, time_limit=60)
+        assert result.solved and result.cpu_seconds is not None and result.cpu_seconds >= 0, (planner, result)
+        if planner == "fd":  # the translator and search run in a child: more than this process spends
+            assert result.cpu_seconds > 0.05, result
+    out = CliRunner().invoke(main, ["plan", "problems/blocksworld/sussman.json", "--planner", "astar", "--json"]).output
+    data = json.loads(out)
+    assert list(data)[list(data).index("seconds") + 1] == "cpu_seconds" and data["cpu_seconds"] >= 0

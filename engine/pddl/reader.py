@@ -16,7 +16,10 @@ refused at that line. A name declared twice (an action, predicate, function, typ
 object) is refused at its second line, as the JSON loader refuses a key written twice: the `pddl`
 package would keep one silently. `either` has no counterpart in a type tree: a parameter typed `(either a b)` gets the
 nearest common ancestor of a and b and a precondition over hidden static predicates
-`either-a`/`either-b`, true of every object of those types.
+`either-a`/`either-b`, true of every object of those types. Two things Fast Downward reads and
+the `pddl` package does not are read as it does (issue 35): keywords and names in upper case
+(IPC-2000's `(:INIT`; PDDL is case-insensitive, and names are lowercased), and a predicate or
+function declared with one variable name twice (`(in ?obj ?obj)` in IPC-2000 logistics).
 """
 from __future__ import annotations
 
@@ -151,8 +154,50 @@ def _lenient(text: str, kind: str) -> str:
             head = re.search(r"\(\s*domain\s+[^\s()]+\s*\)", text, re.IGNORECASE)
             if head:
                 text = text[:head.end()] + f" (:requirements {' '.join(FRAGMENT)})" + text[head.end():]
-    text = _untyped_objects(text)
+    text = _repeated_variables(_untyped_objects(text))
     return re.sub(r"\(\s*:goal\s*\(\s*\)\s*\)", "(:goal (and))", text, flags=re.IGNORECASE)
+
+
+def _lowercase(text: str) -> str:
+    """The text with every keyword and name in lower case, comments left as written: PDDL is
+    case-insensitive (IPC-2000 writes `(:INIT`, `(:OBJECTS`, `(AND`), the `pddl` package's grammar
+    reads lower-case keywords only, and every name is read in lower case anyway (`_Reader.name`),
+    as Fast Downward's translator does. PDDL has no string literals, so outside comments nothing's
+    meaning depends on case. Lengths and line numbers are unchanged."""
+    return re.sub(r";[^\n]*|[^;]+", lambda m: m.group(0) if m.group(0).startswith(";") else m.group(0).lower(), text)
+
+
+def _repeated_variables(text: str) -> str:
+    """A predicate or function declared with one variable name twice (`(in ?obj ?obj)` in IPC-2000
+    logistics) with the repeats renamed (`?obj ?obj-2`): the names in a declaration only count the
+    arguments and give their types, Fast Downward reads such a file, and the `pddl` package refuses
+    it ("parameter ?obj is declared twice"). An action's or quantifier's repeated parameter is
+    still refused: there the name is used. Line numbers are unchanged."""
+    edits = []  # (start, end, new name)
+    for block in re.finditer(r"\(\s*:(?:predicates|functions)\b", text, re.IGNORECASE):
+        depth, seen = 1, {}
+        for token in re.finditer(r";[^\n]*|\(|\)|[^\s()]+", text[block.end():]):
+            word, start = token.group(0), block.end() + token.start()
+            if word.startswith(";"):
+                continue
+            if word in "()":
+                depth += 1 if word == "(" else -1
+                if depth == 0:
+                    break
+                if depth == 2 and word == "(":
+                    seen = {}  # a new declaration
+            elif depth == 2 and word.startswith("?"):
+                if word in seen:
+                    fresh, k = word, 1
+                    while fresh in seen:
+                        k += 1
+                        fresh = f"{word}-{k}"
+                    edits.append((start, start + len(word), fresh))
+                    word = fresh
+                seen[word] = True
+    for start, end, fresh in reversed(edits):
+        text = text[:start] + fresh + text[end:]
+    return text
 
 
 ANY = "groundplan-any-object"  # stands for `object` where the `pddl` package refuses that name
@@ -180,7 +225,7 @@ def _parse(kind: str, text: str, file: str, requirements=None):
     from lark.exceptions import LarkError
 
     from pddl.exceptions import PDDLError
-    text = _lenient(text, kind)
+    text = _lenient(_lowercase(text), kind)
     try:
         if kind == "domain":
             from pddl.parser.domain import DomainParser

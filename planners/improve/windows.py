@@ -137,9 +137,11 @@ def polish(task, result, time_limit: float):
 
     if result.status != SOLVED_SATISFICING or not result.actions or not every_step_costs_one(task):
         return result
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), time.process_time()
     better = reoptimize(task, result.actions, time_limit=time_limit)
+    spent = dict(seconds=result.seconds + time.perf_counter() - began,
+                 cpu_seconds=(result.cpu_seconds or 0.0) + time.process_time() - cpu_began)
     if len(better) >= len(result.actions):
-        return dataclasses.replace(result, seconds=result.seconds + time.perf_counter() - began)
+        return dataclasses.replace(result, **spent)
     return dataclasses.replace(result, planner=result.planner + " + windows", plan=[a.text for a in better],
-                               actions=better, cost=len(better), seconds=result.seconds + time.perf_counter() - began)
+                               actions=better, cost=len(better), **spent)

@@ -27,7 +27,7 @@ def _plan(parents, state):
 
 def _result(status, planner, labels, cost, expanded, generated, limits, **extra) -> PlanResult:
     return PlanResult(status=status, planner=planner, plan=[label_text(x) for x in labels], actions=labels, cost=cost,
-                      expanded=expanded, generated=generated, seconds=limits.seconds,
+                      expanded=expanded, generated=generated, seconds=limits.seconds, cpu_seconds=limits.cpu_seconds,
                       peak_memory_mb=limits.peak_mb, **extra)
 
 

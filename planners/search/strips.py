@@ -92,7 +92,7 @@ def _result(view, status, planner, parents, goal_bits, expanded, generated, limi
     actions = [op.action for op in ops]
     cost = sum(op.cost for op in ops) if goal_bits is not None else None
     return PlanResult(status=status, planner=planner, plan=[a.text for a in actions], actions=actions, cost=cost,
-                      expanded=expanded, generated=generated, seconds=limits.seconds, peak_memory_mb=limits.peak_mb, **extra)
+                      expanded=expanded, generated=generated, seconds=limits.seconds, cpu_seconds=limits.cpu_seconds, peak_memory_mb=limits.peak_mb, **extra)
 
 
 def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResult:
