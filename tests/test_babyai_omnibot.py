@@ -188,6 +188,7 @@ def _decompose_sample(per_level=2):
     return rows
 
 
+@pytest.mark.slow
 def test_help_counts_agree_with_the_decompose_set():
     rows = _decompose_sample()
     if rows is None:

@@ -3,6 +3,7 @@
 A* with the relaxed-grid estimate must agree with blind breadth-first search where that can
 finish, never be longer than the expert's stored sequence, and its estimate must never exceed
 the true cost from any state of a plan (admissibility, checked along random walks too)."""
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from groundplan.domains.babyai.oracle import Estimate, solve
@@ -58,6 +59,7 @@ def test_the_estimate_never_exceeds_the_cost_left_along_an_optimal_plan():
             assert h(state) <= result.cost - k, (name, k)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["GoTo-s7", "PutNextLocal-s9", "BossLevel-s12", "UnblockPickup-s5"]),
        st.lists(st.integers(0, 6), max_size=40))

@@ -26,6 +26,7 @@ def samples():
     return {kind: rows(kind, 250) for kind in ("predict", "plan", "decompose")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["predict", "plan", "decompose"])
 def test_the_oracle_answers_every_sampled_row_right(samples, kind):
     for ref in samples[kind]:
@@ -38,6 +39,7 @@ def test_the_oracle_answers_every_sampled_row_right(samples, kind):
             assert score["helps"] <= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["predict", "plan", "decompose"])
 def test_the_random_baseline_mostly_fails(samples, kind):
     results = [run_episode(Task.load(ref), make_agent("random"), seed=3) for ref in samples[kind]]

@@ -61,6 +61,7 @@ def test_a_typo_gets_the_nearest_name_and_a_missing_file_its_plain_error(tmp_pat
         Task.load("nowhere/x.json")
 
 
+@pytest.mark.slow
 def test_list_sets_and_limit(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     listed = CliRunner().invoke(run, ["--list-sets"])

@@ -328,6 +328,7 @@ def check_document(doc: Path, tmp_path: Path, monkeypatch) -> DocChecker:
     return checker
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_example_in_the_document_holds(doc, tmp_path, monkeypatch):
     if not doc.exists():

@@ -63,6 +63,7 @@ def test_the_stored_optimum_replays_with_its_cost(path):
     assert result.valid and result.cost == entry["cost"] == len(entry["plan"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", STORED, ids=rel)
 def test_a_second_method_proves_the_same_optimum(path):
     """Breadth-first search for Sokoban (no heuristic to trust), A* with LM-cut for logistics."""

@@ -453,6 +453,7 @@ SCALE = max(1, int(os.environ.get("FUZZ_SCALE", "1")))
 
 
 # ------------------------------------------------------------------ tests
+@pytest.mark.slow
 @settings(COMMON, max_examples=300 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_mutated_domain_data(world, data):
@@ -468,6 +469,7 @@ def test_mutated_domain_data(world, data):
         exercise(problem, data.draw)
 
 
+@pytest.mark.slow
 @settings(COMMON, max_examples=400 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_gently_mutated_worlds_run(world, data):
@@ -488,6 +490,7 @@ def test_gently_mutated_worlds_run(world, data):
         exercise(problem, data.draw)
 
 
+@pytest.mark.slow
 @settings(COMMON, max_examples=300 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_mutated_problem_data(world, data):
@@ -502,6 +505,7 @@ def test_mutated_problem_data(world, data):
         exercise(problem, data.draw)
 
 
+@pytest.mark.slow
 @settings(COMMON, max_examples=150 * SCALE)
 @given(world=st.sampled_from(WORLDS), data=st.data())
 def test_mutated_files(world, data, workdir):

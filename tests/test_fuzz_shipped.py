@@ -132,6 +132,7 @@ def as_text(doc: dict, rng: random.Random) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(SEEDS), st.integers(1, 3), st.integers(0, 2**32 - 1))
 def test_no_traceback_no_hang_on_mutated_shipped_problems(tmp_path_factory, ref, mutations, seed):

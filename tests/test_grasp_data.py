@@ -18,6 +18,7 @@ def envs():
     return environments.load()
 
 
+@pytest.mark.slow
 def test_16000_environments_in_160_settings_of_100_grids(envs):
     files = sorted(p.stem for p in FOLDER.glob("*.jsonl"))
     assert len(files) == 20 and set(files) == {f"{s}_{d}_{o}" for s in ("inner", "outer")

@@ -92,6 +92,7 @@ def test_unknown_words_are_not_actions_and_problems_carry_the_20_step_budget():
     assert t.domain.on_inapplicable == "noop"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moves, limit, cost", [(4, 100, 0), (8, 2, 0.3), (8, 100, 0.3), (4, 2, 0)])
 def test_the_engine_and_the_fast_scorer_agree_on_random_plans(moves, limit, cost):
     rng = random.Random(moves * 1000 + limit)

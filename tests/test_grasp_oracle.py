@@ -49,6 +49,7 @@ def random_grid(rng, units, spread):
     return Grid(start, frozenset(chosen[units:]), {cell: 1 for cell in chosen[:units]})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, spread, moves, limit, cost, budget", [
     (1, 4, 4, 100, 0, 14), (2, 4, 8, 2, 0, 11), (5, 4, 8, 2, 0, 12), (6, 4, 4, 100, 0, 12),
     (2, 2, 4, 100, 0.3, 14), (3, 2, 8, 2, 0.3, 12), (4, 2, 4, 2, 0.3, 14),
@@ -60,6 +61,7 @@ def test_branch_and_bound_equals_brute_force(seed, spread, moves, limit, cost, b
     assert value == brute_force(grid, moves, limit, cost, budget)
 
 
+@pytest.mark.slow
 def test_or_tools_equals_branch_and_bound_on_a_sample():
     envs = environments.load(tags=["outer_cluster_free", "inner_spiral_block"], indices=[3, 41])
     assert len(envs) == 32

@@ -170,6 +170,7 @@ WORLDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("world", WORLDS)
 def test_admissible_estimates_stay_below_the_optimum_on_random_states(world):
     task = WORLDS[world]()

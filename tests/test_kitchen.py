@@ -120,6 +120,7 @@ KNOWN_OPTIMA = {  # the spec's verified optima on the unseeded reference tasks
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path,optimum", KNOWN_OPTIMA.items())
 def test_verified_optima_of_base_tasks(path, optimum):
     t = task(path)
@@ -142,6 +143,7 @@ def test_the_stored_plans_replayed_here_are_every_one_but_a_sample_of_the_two_di
         assert any(p.startswith(TASKS) for p in replayed) and any(p.startswith("problems/") for p in replayed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", stored_plans.sampled())
 def test_stored_optimal_plans_validate_with_their_cost(path):
     """Stored plans replay to the goal at their stored cost: every one, except that of the

@@ -190,6 +190,7 @@ def test_the_turn_indicator_passes_on_each_step_but_not_on_the_goal_step():
     assert "turn" not in obs  # shown to no agent: the reference prints none
 
 
+@pytest.mark.slow
 def test_stored_multi_agent_plans_and_bounds_are_for_the_any_robot_mode():
     """Every multi-agent file takes the domain's mode; its plan replays in it at its stored cost,
     and its lower bound (proven in this mode: a turn-based bound is not one here) is below it."""

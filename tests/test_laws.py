@@ -30,6 +30,7 @@ def test_there_are_shipped_problems():
     assert len(SHIPPED) >= 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SHIPPED)
 def test_laws_hold_on_random_walks(path):
     task = task_for(path)

@@ -78,6 +78,7 @@ def _plan_eval(tmp_path, monkeypatch, problems, strategy, respond, name):
     return result, rows, summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("world", "strategy"), CASES, ids=[f"{w}-{s}" for w, s in CASES])
 def test_a_model_that_knows_the_answer_scores_one(world, strategy, tmp_path, monkeypatch):
     problems = _problems(world, strategy)
@@ -101,6 +102,7 @@ def test_a_model_that_knows_the_answer_scores_one(world, strategy, tmp_path, mon
 DEFAULTS = [(world, problems) for world, problems in PROBLEMS.items() if world != "classics"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("world", "problems"), DEFAULTS, ids=[w for w, _ in DEFAULTS])
 def test_a_model_that_answers_nonsense_scores_zero_honestly(world, problems, tmp_path, monkeypatch):
     """With each world's default strategy (no --strategy): every episode fails with an outcome that

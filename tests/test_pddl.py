@@ -163,6 +163,7 @@ def _reachable(task: Task, limit: int = 200_000) -> int:
     return len(seen)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CLASSIC)
 def test_import_of_export_has_the_same_state_space_and_optimum(path, tmp_path):
     task = Task.load(path)
@@ -172,6 +173,7 @@ def test_import_of_export_has_the_same_state_space_and_optimum(path, tmp_path):
     assert ours.status == theirs.status == SOLVED_OPTIMAL and ours.cost == theirs.cost
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(blocks_problems())
 def test_round_trip_on_generated_blocksworld(tmp_path, data):
@@ -223,6 +225,7 @@ def _fast_downward():
         pytest.skip("Fast Downward is not installed (pip install -e '.[test]' installs up-fast-downward)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CLASSIC)
 def test_fast_downward_and_our_astar_agree_on_every_optimum(path):
     _fast_downward()
@@ -303,6 +306,7 @@ def _up_domain(name):
 COUNTERS_MAX_INT = 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["depot", "miconic", "safe_road", "counters"])
 def test_unified_plannings_pddl_imports_and_fast_downward_agrees(name, tmp_path):
     """Their domains in the fragment: our A* with an admissible heuristic and Fast Downward's A*

@@ -180,6 +180,7 @@ def test_the_lab_walk_under_tick_all():
     assert ("ringing", ()) in original_view(twin.task, twin.state, twin.fluents)[0]
 
 
+@pytest.mark.slow
 def test_same_optimum_as_the_original():
     task = lab("skip-after-done")
     want = solve(task, "ucs", time_limit=120)
@@ -193,6 +194,7 @@ KITCHEN = ["domains/kitchen/tasks/sync/02_lettuce_sandwich.json", "domains/kitch
            "domains/kitchen/tasks/multiagent/05_lettuce_tomato_chicken_sandwich.json"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", KITCHEN)
 def test_kitchen_stored_plans_agree_step_by_step(path):
     task = Task.load(path)

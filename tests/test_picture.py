@@ -109,6 +109,7 @@ def kitchen_task(ref):
     return Task.load(str(path))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ref", KITCHEN)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6))

@@ -156,6 +156,7 @@ POOLS = [["--workers", "2"], ["--workers", "2", "--concurrency", "2"]]
 POOLS_AND_ONE = POOLS + ([["--episode-memory", "1000"]] if sys.platform.startswith("linux") else [])  # one worker, bounded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pool", POOLS_AND_ONE, ids=" ".join)
 def test_a_killed_worker_is_replaced_and_its_episodes_run_again(tmp_path, whole, monkeypatch, pool):
     from groundplan.evals import run as R
@@ -606,6 +607,7 @@ def test_a_line_of_the_wrong_shape_is_left_out_by_report_and_set_aside_by_resume
 
 # issue 32, item 3: a gzip bomb is a load error with or without --episode-memory ---------------------
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="--episode-memory needs Linux")
 @pytest.mark.parametrize("memory", [[], ["--episode-memory", "64"]])
 def test_a_gzip_bomb_set_is_a_load_error_with_or_without_episode_memory(tmp_path, monkeypatch, memory):

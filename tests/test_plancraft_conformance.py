@@ -56,6 +56,7 @@ def _replay_many(tasks, seeds, picture: bool, remember_crafts: bool = False, env
     return total, reached, failures
 
 
+@pytest.mark.slow
 @needs_plancraft
 def test_every_step_agrees_with_plancraft(val_tasks):
     began = time.perf_counter()
@@ -69,12 +70,14 @@ def test_every_step_agrees_with_plancraft(val_tasks):
     assert total.crafted >= SEQUENCES // 2 and total.smelted >= 100 and reached >= 50
 
 
+@pytest.mark.slow
 @needs_plancraft
 def test_with_plancraft_drawing_its_picture(val_tasks):
     total, _, failures = _replay_many(val_tasks, range(10_000, 10_030), picture=True)
     assert total.steps == 30 * LENGTH and not failures, "\n".join(failures[:5])
 
 
+@pytest.mark.slow
 @needs_plancraft
 def test_remembered_crafts_are_what_plancraft_crafts(val_tasks):
     """`RememberedCrafts`, which the long run uses, gives plancraft's own answer for every grid of

@@ -29,6 +29,7 @@ EMPTY_MOVE = "move: from [A1] to [I3] with quantity 1"  # [A1] is empty: plancra
 SMELT = "smelt: from [I6] to [I3] with quantity 1"
 
 
+@pytest.mark.slow
 @needs_plancraft
 def test_every_turn_agrees_with_plancrafts_evaluator():
     from groundplan.engine.problemsets import names

@@ -44,6 +44,7 @@ def solved():
     return out
 
 
+@pytest.mark.slow
 def test_solvable_examples_are_solved_with_valid_plans(solved):
     solvable = [(row, task, r) for row, task, r in solved if not row["metadata"]["impossible"]]
     assert len(solvable) == 97
@@ -234,6 +235,7 @@ def tiny_tasks(draw):
     return target, _task(ids[target], stacks, grid)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(tiny_tasks())
 def test_oracle_against_brute_force(case):

@@ -114,6 +114,7 @@ def test_baseline_contract():
         baseline_plan("nope", examples("test.small")[0][0], 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", ["val.small", "test.small"])
 def test_counts_equal_plancraft(split):
     """Action counts equal plancraft's own planner (the oracle model's default mode) on every example."""

@@ -33,6 +33,7 @@ def test_known_optima_with_bfs(path, optimum):
     assert validate_plan(Task.load(path), result.plan).valid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(glob.glob("problems/blocksworld/*.json") + glob.glob("problems/gripper/*.json")
                                          + glob.glob("problems/gridnav/*.json")))
 @pytest.mark.parametrize("heuristic", ["blind", "hmax"])
@@ -116,6 +117,7 @@ def routing_instances(draw):
     return n, first, leg, last, precedence, prizes, budget
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(routing_instances())
 def test_routing_equals_brute_force_up_to_8_targets(instance):
@@ -260,6 +262,7 @@ def test_a_later_agent_may_use_what_an_earlier_one_made_possible_in_the_round():
     assert not validate_plan(task, ["r1 moves from x to y | r2 moves from y to z"]).valid  # wrong order for this round
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path,planner,heuristic", [
     ("problems/gripper/prob02.json", "ucs", None),
     ("domains/kitchen/tasks/sync/02_lettuce_sandwich.json", "ucs", None),
@@ -340,6 +343,7 @@ def test_time_limit_holds_under_a_slow_heuristic():
     assert result.status == "timeout" and _time.perf_counter() - began < 2.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["domains/kitchen/tasks/sync/03_lettuce_tomato_sandwich.json",
                                   "domains/kitchen/tasks/async/06_potato_soup.json"])
 def test_greedy_search_with_preferred_operators_returns_valid_plans(path):

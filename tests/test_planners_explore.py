@@ -1,6 +1,7 @@
 """Satisficing kitchen machinery: exploration search, plan shortening, goal parts and the agenda."""
 import math
 
+import pytest
 from generated import blocks_problems, blocks_task
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,6 +112,7 @@ def test_a_goal_too_large_to_list_as_disjuncts_relaxes_exactly_as_one_goal_part(
         state = listed.successor(state, rng.choice(moves))
 
 
+@pytest.mark.slow
 def test_a_soup_leg_is_not_estimated_done_once_its_water_exists():
     """Regression: after the pot is filled (water1 created), a single soup of multi-agent task 10
     has 1,280 bindings and no fact common to them all; summarised by that common part the goal

@@ -1,6 +1,8 @@
 """Plan reuse (repairing a similar task's plan) and serial plans scheduled into turns."""
 import json
 
+import pytest
+
 from groundplan.engine import Task, validate_plan
 from groundplan.planners import heuristics as H
 from groundplan.planners.decompose.agenda import repair
@@ -20,6 +22,7 @@ def _stored_plan(path):
     return json.load(open(path))["optimal"]["plan"]
 
 
+@pytest.mark.slow
 def test_repair_replans_around_a_distractor_on_the_stove_the_old_plan_used():
     base, plan = Task.load(BASE), _stored_plan(BASE)
     instance = Task.load("problems/async/02_lettuce_chicken_sandwich_s42.json")  # patty1 sits on stove1
@@ -79,6 +82,7 @@ def test_relaxation_heuristics_leave_idle_agents_out():
     assert H.make(alone, "hff")(state) > H.make(serial, "hff")(state)  # robot2 stands nearer some of the work
 
 
+@pytest.mark.slow
 def test_a_relay_gives_each_dish_to_one_agent_and_schedules_the_whole_into_turns():
     from groundplan.planners.decompose.solo import relay
     task = in_turns("domains/kitchen/tasks/multiagent/09_two_lettuce_cheeseburger.json")
@@ -108,6 +112,7 @@ def test_repair_moves_from_where_the_robot_stands_without_searching(tmp_path):
     assert validate_plan(moved, result.plan).cost == len(plan)
 
 
+@pytest.mark.slow
 def test_a_task_expands_each_goal_once_for_all_its_relaxations():
     """Every search builds a relaxation; expanding an order's existential goal is what costs
     (a minute on the largest multi-agent instances), so it is remembered per goal."""

@@ -86,6 +86,7 @@ def test_committed_sets_have_the_gpt4_sample_sizes(name, size):
     assert all(n == 2 for n in __import__("collections").Counter(envs).values())  # 2 per environment
 
 
+@pytest.mark.slow
 def test_committed_sets_are_what_the_generator_makes(tmp_path):
     G.write_eval_sets(tmp_path, 0, "ours", "brute-force", lambda _: None)
     for name in SETS:
@@ -93,6 +94,7 @@ def test_committed_sets_are_what_the_generator_makes(tmp_path):
             open(f"problems/ppnl/{name}.jsonl").read(), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SETS)
 def test_stored_optima_agree_with_the_interpreter_and_planners(name):
     refs = problemsets.expand([f"problems/ppnl/{name}.jsonl"])

@@ -53,6 +53,7 @@ ONE_SHOT = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy,method,reply,wording", ONE_SHOT)
 def test_each_one_shot_strategy_sends_the_worlds_prompt_and_replays_the_plan(strategy, method, reply, wording):
     episode, sent = _episode(SINGLE, strategy, [reply])

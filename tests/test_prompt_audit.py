@@ -132,6 +132,7 @@ def _check_one(task, strategy, messages) -> list[str]:
     return wrong
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("world", "strategy"), CASES, ids=[f"{w}-{s}" for w, s in CASES])
 def test_every_prompt_states_its_problem(world, strategy, tasks):
     problems = [task for task in tasks[world] if strategy in strategies(profile_for(task))]

@@ -30,6 +30,7 @@ def kitchen(name):
     return _tasks.setdefault(name, Task.load(f"domains/kitchen/tasks/{name}.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,optimum", KITCHEN_OPTIMA.items())
 def test_the_prover_finds_each_known_optimum_and_proves_nothing_cheaper_exists(name, optimum):
     task = kitchen(name)
@@ -83,6 +84,7 @@ def test_on_a_timeout_the_best_admissible_estimate_of_the_start_bounds_the_optim
     assert searched < result.lower_bound <= 42
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in KITCHEN_OPTIMA] + ["sync/07_lettuce_tomato_cheeseburger",
                                                              "async/03_lettuce_tomato_fried_chicken_sandwich",
                                                              "async/04_tomato_burger_and_fries",
@@ -143,6 +145,7 @@ def _random_states(task, seed, count, depth):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, count", [("sync/01_cheese_sandwich", 12), ("sync/02_lettuce_sandwich", 12),
                                          ("async/01_cheese_chicken_sandwich", 6), ("async/06_potato_soup", 6)])
 def test_counting_estimates_never_exceed_the_true_cost_to_go(name, count):
@@ -237,6 +240,7 @@ def test_preferred_operators_name_applicable_actions_when_objects_can_be_created
     assert h.preferred and h.preferred <= applicable
 
 
+@pytest.mark.slow
 def test_estimates_stay_admissible_when_agents_take_turns():
     """Turn-based steps include the waiting agent's no-op: the counting estimates count actions
     that must happen, so they stay below the exact cost-to-go from states along a turn-based

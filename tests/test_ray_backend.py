@@ -32,7 +32,8 @@ SLOW_KITCHEN = sorted(str(p) for p in Path("problems/async").glob("10_*.json"))[
 FAST = ["--steps-to-go-time", "0", "--seed", "5"]
 TIMING = ("seconds",)  # the only fields of a line that depend on when and where it ran
 TOKEN = secrets.token_hex(32)  # the cluster's, given to it and to every driver (nothing read from or written to ~/.ray)
-RAY_ENV = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN, "RAY_USAGE_STATS_ENABLED": "0"}
+TAG = TOKEN[:16]  # in the environment of every Ray process this module starts, and of no other run's (tests run in parallel)
+RAY_ENV = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN, "RAY_USAGE_STATS_ENABLED": "0", "GROUNDPLAN_TEST_RAY": TAG}
 
 
 def _free_port() -> int:
@@ -125,6 +126,7 @@ def own_world(tmp_path_factory):
     return sorted(str(p) for p in (root / "problems").glob("*.json"))
 
 
+@pytest.mark.slow
 def test_local_workers_and_ray_give_the_same_episodes_and_table(tmp_path, cluster, own_world):
     problems = KITCHEN[:4] + ["problems/ppnl/single_5x5.jsonl#1", "problems/ppnl/single_5x5.jsonl#2"] + own_world
     common = problems + FAST
@@ -143,6 +145,7 @@ def test_local_workers_and_ray_give_the_same_episodes_and_table(tmp_path, cluste
     assert manifests[0]["problems"] == manifests[1]["problems"] and manifests[0]["settings"] == manifests[1]["settings"]
 
 
+@pytest.mark.slow
 def test_samples_on_ray_are_the_local_samples(tmp_path, cluster):
     """--samples N: every sample's line (id LABEL::REF@sI, its own seed) is the one local workers write."""
     common = KITCHEN[:2] + ["--agent", "random", "--samples", "3"] + FAST
@@ -165,7 +168,16 @@ def test_a_sample_reaches_a_node_with_its_job():
 
 
 def _raylets() -> set[int]:
-    return {pid for pid, _ in processes() if b"raylet" in _cmdline(pid)}
+    """This module's raylets: another test run's (or a developer's) on the machine are not ours to count."""
+    return {pid for pid, _ in processes() if b"raylet" in _cmdline(pid) and _ours(pid)}
+
+
+def _ours(pid: int) -> bool:
+    """Started by this module: the process inherited its tag (Ray's processes inherit their starter's environment)."""
+    try:
+        return f"GROUNDPLAN_TEST_RAY={TAG}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
 
 
 def _cmdline(pid: int) -> bytes:
@@ -175,6 +187,7 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
+@pytest.mark.slow
 def test_plain_backend_ray_starts_and_stops_its_own_instance(tmp_path):
     before = _raylets()  # the module's cluster may be up: it is not plan-eval's to stop
     problems = KITCHEN[:2] + FAST
@@ -225,6 +238,7 @@ def _forget_kept_logs(err: str) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_a_local_instance_that_cannot_start_is_an_error_naming_the_cause_within_seconds(tmp_path):
     """Under a 1 GB address-space limit Ray's workers cannot start (each maps the object store and
     more than a GiB of its own): the run ends with the cause and the limit named, long before the
@@ -251,6 +265,7 @@ def test_a_local_instance_that_cannot_start_is_an_error_naming_the_cause_within_
     assert not _raylets() - before
 
 
+@pytest.mark.slow
 def test_a_local_instance_ends_with_a_driver_killed_with_9(tmp_path):
     """Ray's agents and idle workers are the raylet's children: without the keeper they outlive a
     killed driver by a minute or more."""
@@ -273,13 +288,14 @@ def test_a_local_instance_ends_with_a_driver_killed_with_9(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_a_local_instance_that_dies_mid_run_is_an_error_and_resume_completes_the_run(tmp_path, slow_whole):
     folder = tmp_path / "r"
     args = SLOW_KITCHEN + FAST + ["--out", str(folder)]
     proc = _plan_eval(args + ["--backend", "ray", "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for_lines(folder, proc)
     raylets = {pid for pid in _tree(proc.pid) if b"raylet" in _cmdline(pid)}
-    assert raylets
+    assert raylets and all(map(_ours, raylets))  # the tag reaches them: _raylets() sees plan-eval's own instance
     for pid in raylets:
         os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
@@ -345,7 +361,7 @@ def test_the_processes_that_ray_start_saw_end_are_named(tmp_path):
 
 
 def _busy_ray_workers() -> list[int]:
-    """Ray's workers running a plan-eval batch (Ray names the process after the task it runs)."""
+    """This module's Ray workers running a plan-eval batch (Ray names the process after the task it runs)."""
     out = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -353,7 +369,7 @@ def _busy_ray_workers() -> list[int]:
                 title = (entry / "cmdline").read_bytes().split(b"\0")[0]
             except OSError:
                 continue
-            if title.startswith(b"ray::_episodes"):
+            if title.startswith(b"ray::_episodes") and _ours(int(entry.name)):  # never another run's worker
                 out.append(int(entry.name))
     return out
 
@@ -366,6 +382,7 @@ def slow_whole(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_a_killed_ray_worker_costs_nothing_the_run_is_complete_and_identical(tmp_path, cluster, slow_whole):
     deaths = 0
     for attempt in range(3):  # a kill can land just after a task's last line (no death then): try again
@@ -390,6 +407,7 @@ def test_a_killed_ray_worker_costs_nothing_the_run_is_complete_and_identical(tmp
     assert deaths, "no kill landed while an episode ran"
 
 
+@pytest.mark.slow
 def test_resume_after_the_driver_is_killed(tmp_path, cluster, slow_whole):
     folder = tmp_path / "r"
     args = SLOW_KITCHEN + FAST + ["--out", str(folder), "--backend", "ray", "--ray-address", cluster]
@@ -414,6 +432,7 @@ def test_resume_after_the_driver_is_killed(tmp_path, cluster, slow_whole):
     assert _episodes(folder) == _episodes(slow_whole)
 
 
+@pytest.mark.slow
 def test_the_llm_cache_is_shared_by_ray_workers(tmp_path, cluster):
     """GROUNDPLAN_CACHE, set where plan-eval runs, reaches every worker: a second run asks nothing."""
     from llm_server import ScriptedServer
@@ -491,6 +510,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_a_cluster_running_other_code_stops_the_run_with_a_clear_error(tmp_path, cluster):
     """The nodes' first task refuses a driver whose code differs, and the error says what to do."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), **RAY_ENV)

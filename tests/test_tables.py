@@ -71,6 +71,7 @@ def build(rows, grid=(2, 2)):
     return Table("t", 4, ("r",), (0,), compiled, 0, grid)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(tables(), st.lists(st.tuples(*[st.sampled_from(VALUES)] * 4), min_size=1, max_size=10))
 def test_lookup_is_the_first_matching_row(rows, keys):

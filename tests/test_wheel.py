@@ -70,6 +70,7 @@ def test_the_installed_package_imports_by_its_name_only(installed, tmp_path):
     assert Path(where).is_relative_to(installed) and top == "[]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("named", ["kitchen/async", "babyai/plan", "plancraft/test.small", "ppnl/single_5x5"])
 def test_a_named_set_runs_from_an_empty_folder_with_the_oracle(installed, tmp_path, named):
     limit = "3" if named == "kitchen/async" else "1"

@@ -1,14 +1,57 @@
 """Side-by-side replay of one action sequence in MiniGrid and in the interpreter.
 
-The conformance test and the speed benchmark share it. At every step it compares what MiniGrid
-exposes (agent pose, carried object, door states, object cells, mission success, truncation)
-with the interpreter's state, and reports the first difference. Needs MiniGrid.
+The conformance test and the benchmarks share it (the test replays a few seeds of every
+environment, evals/bench/babyai_conformance.py the whole sweep). At every step it compares what
+MiniGrid exposes (agent pose, carried object, door states, object cells, mission success,
+truncation) with the interpreter's state, and reports the first difference. Needs MiniGrid.
 """
 from __future__ import annotations
 
+import copy
+import random
 from dataclasses import dataclass
 
 from .world import ACTIONS
+
+
+def side_by_side(name: str, seed: int):
+    """The environment `name` reset with `seed`, its problem, its task and the names of its objects."""
+    from ...engine import Task
+    from ...engine.loader import build_problem
+    from .convert import grid_objects, problem_from_env
+    from .generate import reset
+
+    env = reset(name, seed)
+    problem = problem_from_env(env, f"{name}-{seed}")
+    task = Task(build_problem(problem, f"<{name}-{seed}>", None))
+    return env, problem, task, {id(obj): label for label, obj, _ in grid_objects(env)}
+
+
+def trajectory(env, seed: int) -> list[int]:
+    """The actions replayed for `seed`: odd seeds a random walk of up to 300 steps biased towards
+    moving (a room's max_steps is 64 to 2,880), even seeds the expert bot's run with 8% of its
+    actions replaced at random."""
+    from .expert import make_expert
+
+    rng = random.Random(seed)
+    if seed % 2:
+        return [rng.choice((2, 2, 2, 0, 1, 3, 4, 5, 6)) for _ in range(min(env.max_steps, 300))]
+    copy_env = copy.deepcopy(env)
+    bot = make_expert(copy_env)
+    actions, last = [], None
+    for _ in range(copy_env.max_steps):
+        try:
+            action = int(bot.replan(last))
+        except Exception:  # the bot cannot recover from some perturbations: finish at random
+            action = rng.randrange(7)
+        if rng.random() < 0.08:
+            action = rng.randrange(7)
+        actions.append(action)
+        last = action
+        _, _, terminated, truncated, _ = copy_env.step(action)
+        if terminated or truncated:
+            break
+    return actions
 
 
 @dataclass
