@@ -119,10 +119,13 @@ def own_world(tmp_path_factory):
     (root / "world" / "domain.json").write_text((ROOT / "domains/gridnav/domain.json").read_text())
     (root / "world" / "prompts.yaml").write_text("prompts:\n  system: You walk a grid.\n")
     (root / "problems").mkdir()
-    for source in sorted((ROOT / "problems/gridnav").glob("*.json"))[:2]:
+    # small grids only: a problem whose reference optimum is searched within a time budget can get
+    # another reference (and step cap) on a loaded machine, and the two runs compared would differ
+    source = ROOT / "problems/gridnav/room8-10.json"
+    for name in ("room8-10", "room8-10-b"):
         data = json.loads(source.read_text())
-        data["domain"] = "../world/domain.json"
-        (root / "problems" / source.name).write_text(json.dumps(data))
+        data["domain"], data["name"] = "../world/domain.json", name
+        (root / "problems" / f"{name}.json").write_text(json.dumps(data))
     return sorted(str(p) for p in (root / "problems").glob("*.json"))
 
 
