@@ -308,8 +308,9 @@ def expand(patterns) -> list[str]:
             out.extend(named)
             continue
         matches = sorted(glob.glob(text)) if any(ch in text for ch in "*?[") else [text]
-        if not matches and installed(text):  # problems/async/*.json after a plain install
-            matches = sorted(glob.glob(installed(text)))
+        there = None if matches else installed(text)
+        if there:  # problems/async/*.json after a plain install
+            matches = sorted(glob.glob(there))
         if not matches:  # a pattern over the shipped sets' names: 'grasp/*', 'ppnl/single_*'
             named = names_matching(text)
             out.extend(ref for found in named for ref in found.references())
