@@ -10,6 +10,7 @@ such tasks in `domains/<world>/questions.py`:
     oracle_answer(task) -> str                # an answer that scores as a success
     random_answer(task, rng) -> str           # the random baseline's answer
     check_answer_key(task) -> list[Diagnostic]  # optional: what is wrong with the row's answer key
+    playback(task, answer) -> list[dict]      # optional: [{"name", "actions", "note"}] the viewer plays
 
 The loop asks the agent once (`Agent.answer`), lets the world score the text and records the
 answer, the score and what it cost. The oracle, random and LLM agents answer questions; a world

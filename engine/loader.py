@@ -52,6 +52,14 @@ def schema_errors(data: Any, kind: str, file: str) -> list[Diagnostic]:
             if inner:
                 found[:0] = sorted(inner, key=lambda e: list(map(str, e.absolute_path)))
                 continue
+        if error.validator == "oneOf" and isinstance(error.instance, dict) and error.context:
+            # a tagged choice ({"compute": [...]}, {"fluent": [...]}): the branch its key names says what is wrong
+            branches = [i for i, s in enumerate(error.validator_value)
+                        if s.get("required") and all(k in error.instance for k in s["required"])]
+            inner = [e for e in error.context if len(branches) == 1 and e.relative_schema_path[0] == branches[0]]
+            if inner:
+                found[:0] = sorted(inner, key=lambda e: list(map(str, e.absolute_path)))
+                continue
         where = pointer(error.absolute_path)
         hint = None
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):

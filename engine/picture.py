@@ -16,7 +16,10 @@ Three kinds (docs/language.md, "Pictures"):
 A query is a list of patterns joined on their shared variables: an atom `["at", "?r", "?c"]`
 (static and derived facts included), a fluent `{"fluent": ["x", "?t"], "value": "?x"}`, the
 objects of a type `{"type": ["?t", "door"]}`, an atom of the problem's goal `{"goal": ["at", "?c"]}`,
-and two filters of the bindings found so far: `{"not": atom}` and `{"compare": ["?v", ">", 0]}`.
+two filters of the bindings found so far, `{"not": atom}` and `{"compare": ["?v", ">", 0]}`, and a
+value computed from them, `{"compute": ["?score", "?v", "-", "?cost"]}`. A picture's `status` lines
+(the energy carried, the score) may start from `?cost` and `?steps`, what the episode has spent
+so far, which the viewer knows and the state does not.
 
 Colours go into the viewer's CSS, and a domain is data anyone may share, so a colour is accepted
 only in a strict syntax (a CSS name, #hex, rgb()/rgba() of numbers): checked when the domain loads,
@@ -30,6 +33,8 @@ from .errors import GroundplanError, did_you_mean
 from .parse import is_var
 from .task import State
 
+ARITHMETIC = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+              "/": lambda a, b: a / b if b else None, "min": min, "max": max}
 COMPARE = {"=": lambda a, b: a == b, "!=": lambda a, b: a != b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
            "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
 
@@ -99,6 +104,13 @@ class Query:
             left, op, right = (b.get(x, x) if isinstance(x, str) else x for x in pattern["compare"])
             if isinstance(left, (int, float)) and isinstance(right, (int, float)) and COMPARE[op](left, right):
                 yield b
+        elif "compute" in pattern:
+            var, left, op, right = pattern["compute"]
+            left, right = (b.get(x, x) if isinstance(x, str) else x for x in (left, right))
+            if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+                value = ARITHMETIC[op](left, right)
+                if value is not None:  # a division by zero binds nothing
+                    yield {**b, var: round(value, 9) if isinstance(value, float) else value}
         else:
             name, *terms = pattern["fluent"]
             yield from self._fluent(name, terms, pattern.get("value"), b)
@@ -327,7 +339,7 @@ def grid_scene(task, state: State, spec: dict, query: Query) -> dict:
             if not (0 <= r < rows and 0 <= c < cols):
                 continue  # off the grid: an item carried, a box that vanished
             out = {"r": r, "c": c, "layer": layer}
-            for key in ("fill", "glyph", "color", "label", "title"):
+            for key in ("fill", "glyph", "color", "label", "corner", "title"):
                 if key in mark:
                     text = fill(mark[key], b, mark.get("names"), task.domain, labels)
                     if key in ("fill", "color"):
@@ -335,7 +347,11 @@ def grid_scene(task, state: State, spec: dict, query: Query) -> dict:
                     if text is not None:
                         out[key] = text
             marks.append(out)
-    return {"kind": "grid", "rows": rows, "cols": cols, "background": _colour(spec.get("background", "#fff")) or "#fff", "marks": marks}
+    out = {"kind": "grid", "rows": rows, "cols": cols, "background": _colour(spec.get("background", "#fff")) or "#fff", "marks": marks}
+    if "axes" in spec:  # numbered as the texts count: the drawn row 0 is the texts' row r0
+        out["axes"] = {"rows": {"name": spec["axes"].get("rows", "row"), "first": r0},
+                       "cols": {"name": spec["axes"].get("cols", "column"), "first": c0}}
+    return out
 
 
 # ------------------------------------------------------------------ stacks
@@ -423,15 +439,46 @@ def facts_scene(task, state: State) -> dict:
     return {"kind": "facts", "facts": lines}
 
 
-def scene(task, state: State) -> dict:
-    """The picture of `state`: what the domain's `render.picture` declares, or its facts."""
+def status_lines(task, spec: dict, query: Query, context: dict) -> list[str]:
+    """The picture's `status` texts, each for every binding of its query; a line whose query needs
+    a value the viewer did not give (`?cost` of a state drawn alone) is left out."""
+    labels = {**task.domain.labels, **task.problem.labels}
+    lines = []
+    for item in spec.get("status", []):
+        for b in query.bindings(item["for"], context):
+            text = fill(item["text"], b, item.get("names"), task.domain, labels)
+            if isinstance(text, str) and not _FIELD.search(text):
+                lines.append(text)
+    return lines
+
+
+def scene(task, state: State, context: dict | None = None) -> dict:
+    """The picture of `state`: what the domain's `render.picture` declares, or its facts.
+    `context` binds what the state does not hold (`?cost`, `?steps`: the episode so far)."""
     spec = (task.domain.render or {}).get("picture")
     if not spec or spec.get("kind") == "facts":
         return facts_scene(task, state)
     query = Query(task, state, _atoms_by_pred(task, state))
-    if spec["kind"] == "grid":
-        return grid_scene(task, state, spec, query)
-    return stacks_scene(task, state, spec, query)
+    out = grid_scene(task, state, spec, query) if spec["kind"] == "grid" else stacks_scene(task, state, spec, query)
+    if spec.get("status"):
+        out["status"] = status_lines(task, spec, query, context or {})
+    return out
+
+
+def needs_context(task) -> bool:
+    """Whether the picture's status reads ?cost or ?steps (so the viewer sums the steps' costs)."""
+    spec = (task.domain.render or {}).get("picture") or {}
+    return any(_mentions(item["for"], ("?cost", "?steps")) for item in spec.get("status", []))
+
+
+def _mentions(node, names) -> bool:
+    if isinstance(node, str):
+        return node in names
+    if isinstance(node, dict):
+        return any(_mentions(v, names) for v in node.values())
+    if isinstance(node, list):
+        return any(_mentions(v, names) for v in node)
+    return False
 
 
 # ------------------------------------------------------------------ checks at load time
@@ -455,6 +502,14 @@ def picture_errors(spec: dict, predicates: dict, fluents: dict) -> list[tuple[li
                 continue
             if isinstance(pattern, dict) and "type" in pattern:
                 bound.add(pattern["type"][0])
+                continue
+            if isinstance(pattern, dict) and "compute" in pattern:
+                var, *terms = pattern["compute"]
+                for j, term in ((1, terms[0]), (3, terms[2])):
+                    if is_var(term) and term not in bound:
+                        errors.append((where + ["compute", j], f"'{term}' is used in a computation before a pattern binds it",
+                                       "put the computation after the pattern that binds it"))
+                bound.add(var)
                 continue
             if isinstance(pattern, dict) and "compare" in pattern:
                 for j, term in enumerate(pattern["compare"][::2]):
@@ -505,6 +560,8 @@ def picture_errors(spec: dict, predicates: dict, fluents: dict) -> list[tuple[li
             if is_var(var) and var not in bound:
                 errors.append((base + ["marks", i, "at"], f"'{var}' is not bound by the mark's 'for' patterns",
                                f"bound there: {', '.join(sorted(bound)) or 'nothing'}"))
+    for i, item in enumerate(spec.get("status", [])):
+        query(item["for"], base + ["status", i, "for"], {"?cost", "?steps"})
     for where, text in _colours(spec, base):
         problem = colour_problem(text)
         if problem:

@@ -350,6 +350,8 @@ def board_options(fn):
                      help="Also write leaderboard.md, leaderboard.csv and leaderboard.json into this folder (and the plots, with --plot)."),
         click.option("--plot", is_flag=True, help="A PNG per world, and one overall, of the rates with their 95% intervals "
                                                   "(needs --out and matplotlib: pip install 'groundplan[plot]')."),
+        click.option("--viewer", is_flag=True, help="Also write a viewer page per run into --out DIR/episodes/ and link each "
+                                                    "row of leaderboard.md to its episodes there."),
         click.option("--mixed", is_flag=True, help="Put runs of different protocols (problems, settings, suite) in one table; "
                                                    "the settings that differ then key the rows. Without it they are refused, with the reason."),
         click.option("--bootstrap", "replicates", type=click.IntRange(100, 100_000), default=1000, show_default=True,
@@ -363,7 +365,7 @@ def board_options(fn):
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @board_options
 @handles_errors
-def report(runs, fmt, out, plot, mixed, replicates, seed):
+def report(runs, fmt, out, plot, viewer, mixed, replicates, seed):
     """Rebuild the tables of a run (RUN), or put several runs in one leaderboard (RUN RUN...: as
     `plan-eval leaderboard`)."""
     from groundplan.engine.errors import GroundplanError
@@ -372,8 +374,8 @@ def report(runs, fmt, out, plot, mixed, replicates, seed):
 
     folder = Path(runs[0])
     if len(runs) > 1 or not (folder / store.EPISODES).exists():  # several runs, or a folder of runs
-        return _leaderboard(runs, fmt, out, plot, mixed, replicates, seed)
-    given = [name for name, value in (("--out", out), ("--mixed", mixed), ("--bootstrap", replicates != 1000), ("--seed", seed != 0)) if value]
+        return _leaderboard(runs, fmt, out, plot, mixed, replicates, seed, viewer)
+    given = [name for name, value in (("--out", out), ("--viewer", viewer), ("--mixed", mixed), ("--bootstrap", replicates != 1000), ("--seed", seed != 0)) if value]
     if given:
         raise GroundplanError(f"{', '.join(given)}: the leaderboard's; for one run's leaderboard, "
                               f"`plan-eval leaderboard {folder}`")
@@ -399,25 +401,30 @@ def report(runs, fmt, out, plot, mixed, replicates, seed):
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @board_options
 @handles_errors
-def leaderboard(runs, fmt, out, plot, mixed, replicates, seed):
+def leaderboard(runs, fmt, out, plot, viewer, mixed, replicates, seed):
     """Put runs (RUN...: run folders, or folders of them) in one table: a row per (model, strategy,
     settings) and world, an overall row per key, 95% intervals, pass@k, the worlds' own metrics,
     tokens and dollars, and a suite's published rows in its paper's layout."""
-    _leaderboard(runs, fmt, out, plot, mixed, replicates, seed)
+    _leaderboard(runs, fmt, out, plot, mixed, replicates, seed, viewer)
 
 
-def _leaderboard(runs, fmt, out, plot, mixed, replicates, seed):
+def _leaderboard(runs, fmt, out, plot, mixed, replicates, seed, viewer=False):
     from groundplan.engine.errors import GroundplanError
 
     from . import leaderboard as L
 
     if plot and not out:
         raise GroundplanError("--plot writes its PNGs into --out DIR: give the folder")
+    if viewer and not out:
+        raise GroundplanError("--viewer writes its pages into --out DIR/episodes/: give the folder")
     folders, warnings = L.run_folders(runs)
     found = [L.read_run(f) for f in folders]
     for warning in warnings + [w for run in found for w in run.warnings]:
         click.echo(f"warning: {warning}", err=True)
     board = L.build(found, mixed=mixed, replicates=replicates, seed=seed)
+    if viewer:
+        for path in L.viewer_pages(board, Path(out)):
+            click.echo(f"wrote {path}", err=True)
     if out:
         for path in L.write(board, Path(out)):
             click.echo(f"wrote {path}", err=True)

@@ -285,7 +285,7 @@ def build(runs: list[Run], mixed: bool = False, replicates: int = I.BOOTSTRAP, s
                 repeated += 1
                 continue
             seen[episode] = str(run.folder)
-            keyed[key].append(dict(row, _problem=_problem_key(row, run)))
+            keyed[key].append(dict(row, _problem=_problem_key(row, run), _folder=str(run.folder)))
             if str(run.folder) not in key_runs[key]:
                 key_runs[key].append(str(run.folder))
     if repeated:
@@ -298,9 +298,11 @@ def build(runs: list[Run], mixed: bool = False, replicates: int = I.BOOTSTRAP, s
         worlds = defaultdict(list)
         for r in rows:
             worlds[r.get("world") or "-"].append(r)
-        per_world = [dict(base, world=w, **measure(members, replicates, f"{label}|{w}", world_metrics=True))
+        per_world = [dict(base, world=w, episode_links=episode_links(members, w),
+                          **measure(members, replicates, f"{label}|{w}", world_metrics=True))
                      for w, members in sorted(worlds.items())]
-        overall = dict(base, world=OVERALL, **measure(rows, replicates, f"{label}|{OVERALL}", world_metrics=False))
+        overall = dict(base, world=OVERALL, episode_links=episode_links(rows, None),
+                       **measure(rows, replicates, f"{label}|{OVERALL}", world_metrics=False))
         entries_by_key[key] = (per_world, overall)
     order = sorted(entries_by_key, key=lambda k: (-(_value(entries_by_key[k][1], "success_rate") or 0), k[0], k[1], k[2]))
     entries = [e for k in order for e in entries_by_key[k][0]]
@@ -321,6 +323,49 @@ def build(runs: list[Run], mixed: bool = False, replicates: int = I.BOOTSTRAP, s
     board["published"] = published(runs, varying)
     notes += [p["note"] for p in board["published"] if p.get("note")]
     return board
+
+
+def episode_links(rows: list[dict], world: str | None) -> list[dict]:
+    """Where a row's episodes are in the viewer: per run folder, the URL fragment that filters the
+    viewer's list to them (`#agent=...&world=...`: `plan-eval view FOLDER`, or a page `--viewer` wrote)."""
+    from urllib.parse import urlencode
+
+    agents: dict[str, list[str]] = {}
+    for r in rows:
+        labels = agents.setdefault(r["_folder"], [])
+        if r["agent_label"] not in labels:
+            labels.append(r["agent_label"])
+    out = []
+    for folder, labels in agents.items():
+        for label in labels:
+            query = {"agent": label, **({"world": world} if world and world != "-" else {})}
+            out.append({"folder": folder, "agent": label, "world": world, "fragment": urlencode(query)})
+    return out
+
+
+def viewer_pages(board: dict, folder: Path, progress=None) -> list[Path]:
+    """One self-contained viewer page per run under `folder`/episodes/, which the Markdown's rows
+    link to (each row to its own episodes, by the fragment that filters the page's list)."""
+    from .view import Runs, write_html
+
+    written, pages = [], {}
+    for n, run in enumerate(board["runs"], 1):
+        name = f"{n}-{Path(run['folder']).name or 'run'}.html"
+        runs = Runs([Path(run["folder"])], togo_time=0)
+        written.append(write_html(runs, Path(folder) / "episodes" / name, progress=progress))
+        pages[run["folder"]] = f"episodes/{name}"
+    board["viewer_pages"] = pages
+    return written
+
+
+def _episodes_cell(entry: dict, pages: dict) -> str:
+    links = []
+    for link in entry.get("episode_links") or []:
+        page = pages.get(link["folder"])
+        if page:
+            name = Path(link["folder"]).name
+            links.append(f"[{name}]({page}#{link['fragment']})")
+    return " ".join(links) or "-"
 
 
 def _run_entry(run: Run) -> dict:
@@ -572,8 +617,12 @@ def table(board: dict) -> str:
 
 
 def markdown(board: dict) -> str:
+    columns = main_columns(board)
+    pages = board.get("viewer_pages")
+    if pages:  # each row links to its episodes in the viewer pages written beside it
+        columns.append(("episodes", lambda e: _episodes_cell(e, pages)))
     out = ["# plan-eval leaderboard", "", "Runs:", "", *[f"- {line}" for line in _runs_said(board)], "",
-           "## All worlds", "", _md(main_columns(board), board["entries"]), ""]
+           "## All worlds", "", _md(columns, board["entries"]), ""]
     for world, columns, entries in world_tables(board):
         out += [f"## {world}: its own metrics", "", _md(columns, entries), ""]
     for p in board["published"]:

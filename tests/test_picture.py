@@ -230,3 +230,61 @@ def test_a_size_read_from_missing_metadata_names_the_problem():
     bare = Task(build_problem(data, "bare.json", None, domain=task.domain))
     with pytest.raises(GroundplanError, match="bare.json: the picture reads metadata 'size'"):
         scene(bare, bare.initial_state())
+
+
+# ------------------------------------------------------------------ issue 34, item 4: what a picture says beside its cells
+def test_grids_number_their_edges_as_the_worlds_texts_count():
+    """BabyAI's texts say (x, y), PPNL's and GRASP's (row, column): the numbered edges say the same."""
+    babyai = scene(first("babyai/plan"), first("babyai/plan").initial_state())
+    assert (babyai["axes"]["rows"]["name"], babyai["axes"]["cols"]["name"]) == ("y", "x")
+    task = first("problems/ppnl/single_5x5.jsonl")
+    s = scene(task, task.initial_state())
+    assert s["axes"] == {"rows": {"name": "row", "first": 0}, "cols": {"name": "column", "first": 0}}
+    assert marks_at(s, "you are at") == [tuple(task.problem.metadata["start"])]  # drawn row r is the texts' row r
+
+
+def test_plancraft_names_every_slot_as_actions_write_it():
+    task = first("problems/plancraft/val.small.jsonl")
+    s = scene(task, task.initial_state())
+    corners = {m["corner"]: (m["r"], m["c"]) for m in s["marks"] if "corner" in m}
+    expected = {"[0]"} | {f"[{r}{c}]" for r in "ABC" for c in "123"} | {f"[I{k}]" for k in range(1, 37)}
+    assert set(corners) == expected
+    # the slot an action names is the cell its items are drawn in (titles come from the state's fluents)
+    for m in s["marks"]:
+        if m.get("label") and m.get("title", "").startswith("I"):
+            slot = m["title"].split(":")[0]
+            assert corners[f"[{slot}]"] == (m["r"], m["c"])
+
+
+def test_grasp_status_says_what_is_carried_and_the_score_so_far():
+    task = first("problems/grasp/inner_cluster_block.jsonl", 7)  # step_cost 0.3
+    assert task.settings["step_cost"] == 0.3
+    state = task.initial_state()
+    plan = task.problem.optimal["plan"]
+    spent = 0.0
+    for text in plan:
+        result = task.step(state, task.parse_action(text, state))
+        state, spent = result.state, spent + result.cost
+    lines = scene(task, state, {"?cost": round(spent, 6)})["status"]
+    score = task.problem.metadata["optimum_score"]
+    assert any(line.startswith(f"score so far: {score:g} ") for line in lines), (lines, score)
+    assert "carrying 0 energy" in lines
+    # drawn alone (no cost known), the score line is left out rather than guessed
+    assert not any(line.startswith("score") for line in scene(task, state)["status"])
+
+
+@pytest.mark.parametrize("change, pointer, words", [
+    (lambda p: p.__setitem__("status", [{"for": [{"compute": ["?s", "?v", "-", 1]}], "text": "{s}"}]),
+     "/render/picture/status/0/for/0/compute/1", "before a pattern binds it"),
+    (lambda p: p.__setitem__("status", [{"for": [{"compute": ["?s", 1, "^", 1]}], "text": "{s}"}]),
+     "/render/picture/status/0/for/0/compute", None),
+    (lambda p: p.__setitem__("axes", {"rows": 3}), "/render/picture/axes/rows", None),
+])
+def test_a_wrong_status_or_axes_is_refused_with_its_pointer(tmp_path, change, pointer, words):
+    data = json.loads(Path("domains/grasp/domain.json").read_text())
+    change(data["render"]["picture"])
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(GroundplanError) as info:
+        load_domain(str(path))
+    assert pointer in str(info.value) and (words is None or words in str(info.value)), str(info.value)

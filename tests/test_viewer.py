@@ -196,3 +196,65 @@ def test_lines_of_the_wrong_shape_and_duplicates_are_left_out_and_said_not_a_tra
     pages = Runs([damaged], togo_time=0)
     assert list(pages.rows[0]) == [good["id"]]  # the server has only the good episode to replay
     assert pages.detail(0, good["id"])["frames"]
+
+
+# ------------------------------------------------------------------ issue 34, item 4: question answers played on the picture
+def _agent_cell(scene: dict):
+    return next((m["r"], m["c"]) for m in scene["marks"] if m.get("title", "").startswith("the agent at"))
+
+
+def test_a_babyai_plan_answer_is_played_as_far_as_it_was_scored_beside_the_experts():
+    from groundplan.engine.problemsets import expand
+    from groundplan.evals.view.episodes import playback_tracks
+
+    task = Task.load(expand(["babyai/plan"])[0])
+    expert = [a.strip() for a in task.problem.metadata["expert_actions"].split(",")]
+    # the expert's actions, a word no agent can do, and two actions past the goal (scoring stops at the goal)
+    answer = "The action sequence is: " + ", ".join(expert[:1] + ["jump"] + expert[1:] + ["forward", "left"])
+    mine, reference = playback_tracks(task, answer)
+    assert [f.get("action") for f in mine["frames"][1:]] == expert
+    assert "1 unknown word(s) dropped" in mine["note"] and f"after step {len(expert)}" in mine["note"]
+    assert [f.get("action") for f in reference["frames"][1:]] == expert
+    # each frame is the state after its action: the agent stands where the engine's own steps put it
+    state = task.initial_state()
+    for frame, word in zip(mine["frames"][1:], expert):
+        state = task.step(state, task.parse_action(word, state)).state
+        assert _agent_cell(frame["scene"]) == (task.value(state, "agent-y", ()), task.value(state, "agent-x", ()))
+    assert task.is_goal(state)
+
+
+def test_unreadable_answers_are_said_not_played():
+    from groundplan.engine.problemsets import expand
+    from groundplan.evals.view.episodes import playback_tracks
+
+    for kind, answer in (("plan", "I would rather not."), ("predict", "somewhere"), ("decompose", "no subgoals")):
+        tracks = playback_tracks(Task.load(expand([f"babyai/{kind}"])[0]), answer)
+        mine = tracks[0]
+        assert mine["frames"][0]["scene"]["kind"] == "grid"
+        if kind == "predict":  # the row's own actions are played, and the prediction said unreadable
+            assert "unreadable" in mine["note"] and len(mine["frames"]) > 1
+        else:
+            assert "nothing to play" in mine["note"] and len(mine["frames"]) == 1
+
+
+def test_leaderboard_rows_link_to_their_episodes_in_viewer_pages(run, tmp_path):
+    from groundplan.evals.cli import leaderboard
+
+    folder, rows = run
+    out = tmp_path / "board"
+    done = CliRunner().invoke(leaderboard, [str(folder), "--out", str(out), "--viewer"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    md = (out / "leaderboard.md").read_text()
+    board = json.loads((out / "leaderboard.json").read_text())
+    page = out / "episodes" / f"1-{folder.name}.html"
+    assert page.exists() and all(r["id"] in page.read_text() for r in rows)
+    linked = set()
+    for entry in board["entries"]:
+        labels = {link["agent"] for link in entry["episode_links"]}
+        assert len(labels) == 1 and entry["model"] in next(iter(labels))  # a row links to its own agent's episodes
+        linked |= labels
+        for link in entry["episode_links"]:
+            assert f"](episodes/1-{folder.name}.html#{link['fragment']})" in md
+    assert linked == {r["agent_label"] for r in rows}
+    done = CliRunner().invoke(leaderboard, [str(folder), "--viewer"], catch_exceptions=False)
+    assert done.exit_code != 0 and "--out" in done.output

@@ -228,3 +228,90 @@ def test_the_page_loads_nothing_from_elsewhere(runs, browser, tmp_path):
     finally:
         outside.shutdown()
         outside.server_close()
+
+
+# ------------------------------------------------------------------ issue 34, item 4: what the model answered
+GLYPHS = "\u25b6\u25bc\u25c0\u25b2"  # the agent's heading, as domains/babyai/domain.json draws it
+
+
+def test_a_babyai_plan_answer_is_played_step_by_step_beside_the_reference(browser, tmp_path):
+    """A question episode is one reply: the page plays the answer's actions on the grid, one per
+    step of the slider, beside the expert's, and shows the score's fields as a table. Expected
+    positions come from the engine stepping the reply's words, as episodes.jsonl recorded them."""
+    import re
+
+    from groundplan.engine import Task
+    from groundplan.engine.problemsets import expand
+
+    ref = expand(["babyai/plan"])[3]
+    folder = tmp_path / "plan"
+    plan_eval(ref, "--agent", "oracle", "--out", str(folder), "--steps-to-go-time", "0")
+    row = json.loads((folder / "episodes.jsonl").read_text().splitlines()[0])
+    entry = row["trajectory"][0]
+    words = [w.strip() for w in re.split(r"is:", entry["answer"])[-1].split(",")]
+    out = tmp_path / "plan.html"
+    plan_eval("view", str(folder), "--html", str(out), "--togo-time", "0")
+    page, errors = open_page(browser, out.as_uri())
+    assert page.text_content(".pane .counter").startswith("Action 0 of")
+    assert page.text_content('.pane table.score tr[data-field="success"] td') == "yes"
+    assert page.text_content('.pane table.score tr[data-field="answer_actions"] td') == str(entry["score"]["answer_actions"])
+    assert page.locator(".pane .track").count() == 2  # the answer and the reference
+    assert "the start" in page.text_content('.track[data-track="0"] .when')
+    task = Task.load(ref)
+    state = task.initial_state()
+
+    def agent_cell():
+        cells = page.locator('.track[data-track="0"] .cell').all()
+        found = [(int(c.get_attribute("data-r")), int(c.get_attribute("data-c"))) for c in cells
+                 if any(g in (c.text_content() or "") for g in GLYPHS)]
+        assert len(found) == 1, found
+        return found[0]
+
+    assert agent_cell() == (task.value(state, "agent-y", ()), task.value(state, "agent-x", ()))
+    for k, word in enumerate(words, 1):
+        page.keyboard.press("ArrowRight")
+        state = task.step(state, task.parse_action(word, state)).state
+        assert page.text_content('.track[data-track="0"] .when code') == word
+        assert f"after action {k} of {len(words)}" in page.text_content('.track[data-track="0"] .when')
+        assert agent_cell() == (task.value(state, "agent-y", ()), task.value(state, "agent-x", ()))
+    assert task.is_goal(state)
+    # the edges are numbered as the texts count: x across, y down
+    assert page.locator('.track[data-track="0"] .axis[title="x 3"]').count() == 1
+    assert errors == []
+
+
+def test_plancraft_slots_carry_the_names_actions_use(browser, tmp_path):
+    """An action names slots ([I19], [A1]); the picture labels each slot with that name, and the
+    slot so named holds what the engine's state says it holds."""
+    from groundplan.cli import main
+    from groundplan.engine import Task
+
+    problem = "problems/plancraft/val.small.jsonl#VAL0491"
+    out = tmp_path / "plancraft.html"
+    done = CliRunner().invoke(main, ["view", problem, "--html", str(out), "--togo-time", "0"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    page, errors = open_page(browser, out.as_uri())
+    names = page.locator(".pane .cell .corner").all_text_contents()
+    assert sorted(names) == sorted(["[0]"] + [f"[{r}{c}]" for r in "ABC" for c in "123"] + [f"[I{k}]" for k in range(1, 37)])
+    task = Task.load(problem)
+    state = task.initial_state()
+    action = task.problem.optimal["plan"][0]  # "smelt: from [I19] to [I1] with quantity 1"
+    source = action.split("from ")[1].split(" ")[0]
+    item = task.domain.metadata["items"][task.value(state, "item", (source.strip("[]"),)) - 1]
+    cell = page.locator(".pane .cell", has=page.locator(".corner", has_text=source)).first
+    assert page.locator(".pane .cell .corner", has_text=source).count() == 1
+    assert item in cell.text_content()
+    assert "state before step 0" in page.text_content(".pane .when")
+    assert errors == []
+
+
+def test_a_link_with_filters_opens_the_list_filtered(runs, browser, tmp_path):
+    """Leaderboard rows link to `page.html#agent=...`: the list opens showing that agent's episodes."""
+    a, _, rows = runs
+    out = tmp_path / "a.html"
+    plan_eval("view", str(a), "--html", str(out), "--togo-time", "0")
+    page, errors = open_page(browser, out.as_uri() + "#agent=random")
+    shown = page.locator("#episodes tr.episode").count()
+    assert shown == sum(r["agent_label"] == "random" for r in rows) and shown < len(rows)
+    assert page.input_value("#filter-agent") == "random"
+    assert errors == []

@@ -9,6 +9,10 @@ exact oracle's plan or else a greedy search's. The random baseline
 answers with a random pose, a random action sequence as long as the expert's, or a random list
 of subgoals as long as the expert's help count.
 
+`playback(task, answer)` gives the viewer action sequences to play on the grid step by step: the
+answer's own (Plan: the actions the scoring ran; Decompose: what the OmniBot did with the answered
+subgoals) and the reference's (the expert's actions), with a line saying how each was scored.
+
 `check_answer_key(task)` holds a row's answer key to the world before anything is scored against
 it (engine.validate.check_answer_keys calls it for `groundplan validate` and before plan-eval's
 first episode of the row): Predict's target is where the row's own actions leave the agent;
@@ -89,6 +93,57 @@ def random_answer(task, rng) -> str:
         name = rng.choice(tasks.SUBGOALS)
         items.append(("GoNextTo", (rng.randrange(1, side - 1), rng.randrange(1, side - 1))) if name == "GoNextTo" else (name,))
     return tasks.format_subgoals(items)
+
+
+# ---------------------------------------------------------------- the viewer's playback
+def playback(task, answer: str) -> list[dict]:
+    """[{"name", "actions": action words, "note"}]: what to play on the picture for this answer,
+    the answer's sequence first, then the reference's. Plays what the scoring ran, no more: a Plan
+    stops at the step its mission first holds, and a Decompose answer is what the OmniBot did."""
+    which = kind(task)
+    meta = tasks.metadata(task)
+    limit = tasks.max_steps(task)
+    if which == "predict":
+        given = tasks.split_actions(meta.get("actions", ""))
+        (tx, ty), td = tasks.pose(task, tasks.replay(task, given, stop_at_goal=False)["state"])
+        try:
+            predicted = T.state_text(tasks.parse_predict(answer))
+        except tasks.ParseError as exc:
+            predicted = f"unreadable ({exc})"
+        return [{"name": "the row's actions (where they really end)", "actions": given[:limit],
+                 "note": f"predicted {predicted}; the actions end at {T.state_text(((tx, ty), td))}"}]
+    if which == "plan":
+        expert = tasks.split_actions(meta.get("expert_actions", ""))
+        try:
+            words, unknown = tasks.parse_plan(answer)
+        except tasks.ParseError as exc:
+            words, unknown, note = [], [], f"nothing to play: {exc}"
+        else:
+            run = tasks.replay(task, words)
+            note = (f"{len(words)} action(s) read" + (f", {len(unknown)} unknown word(s) dropped" if unknown else "") +
+                    (f"; the mission holds after step {run['reached_at']}, where scoring stops" if run["reached"]
+                     else "; the mission never holds"))
+            words = words[:run["steps"]]
+        return [{"name": "the answer", "actions": words, "note": note},
+                {"name": "the reference (the expert's actions)", "actions": expert[:limit],
+                 "note": f"{len(expert)} action(s): the efficiency's numerator"}]
+    if which == "decompose":
+        from .omnibot import SubgoalError, execute
+
+        out = []
+        try:
+            subgoals = tasks.parse_decompose(answer)
+            run = execute(task, subgoals, max_steps=limit)
+            out.append({"name": "the answer (the OmniBot following its subgoals)", "actions": list(run.actions),
+                        "note": f"{len(subgoals)} subgoal(s); {run.help_count} help(s); "
+                                + ("completed" if run.success else "not completed")})
+        except (tasks.ParseError, SubgoalError, ValueError) as exc:
+            out.append({"name": "the answer", "actions": [], "note": f"nothing to play: {exc}"})
+        reference = tasks.bot_run(task)
+        out.append({"name": "the reference (the OmniBot's own run)", "actions": list(reference.actions),
+                    "note": f"{reference.help_count} help(s): ACI's denominator"})
+        return out
+    return []
 
 
 # ---------------------------------------------------------------- answer keys

@@ -21,6 +21,15 @@ PATH = Path(__file__).with_name("domain.json")
 # How the viewer draws a state (engine/picture.py): grid cells, obstacles, the start, energy, the agent.
 RENDER = {"picture": {"kind": "grid",
              "cells": {"pattern": "c(?P<row>\\d+)_(?P<col>\\d+)"},
+             "axes": {"rows": "row", "cols": "column"},
+             # under the picture: what is carried, what is home, and the score so far (the paper's
+             # "Energy": units on the start cell minus the step costs spent, ?cost from the viewer)
+             "status": [{"for": [{"fluent": ["carried"], "value": "?n"}], "text": "carrying {n} energy"},
+                        {"for": [["start", "?s"], {"fluent": ["energy", "?s"], "value": "?v"}],
+                         "text": "on the start cell: {v} energy"},
+                        {"for": [["start", "?s"], {"fluent": ["energy", "?s"], "value": "?v"},
+                                 {"compute": ["?score", "?v", "-", "?cost"]}],
+                         "text": "score so far: {score} ({v} on the start cell - {cost} step costs)"}],
              "marks": [{"for": [["obstacle", "?c"]], "at": "?c", "fill": "#4a4a4a", "title": "obstacle {c}"},
                        {"for": [["start", "?c"]],
                         "at": "?c",

@@ -10,6 +10,10 @@ Steps to go come from the planners' any-state oracle, which caches every suffix 
 plan it finds: an agent that follows an optimal plan costs one search, and each departure from
 it one more. A search that does not finish in `togo_time` seconds leaves that state's value
 unknown, and the page says so.
+
+A question episode (agents/questions.py: one answer, no walk) would be one picture; where its
+world says what an answer means as actions (`playback`), each sequence (the answer's, the
+reference's) is played on the picture here, one frame per action, beside the score's fields.
 """
 from __future__ import annotations
 
@@ -124,22 +128,73 @@ def _after(task, before, entry: dict, known: dict):
     return None
 
 
+PLAYBACK_LIMIT = 400  # actions played per sequence: a runaway answer is cut, and the page says so
+
+
+def playback_tracks(task, answer: str) -> list[dict]:
+    """The world's playback of a question's answer (none when the world has no `playback`), each
+    sequence played from the start: frame 0 the start, frame j the state after action j."""
+    from groundplan.agents.questions import world_questions
+    from groundplan.engine.picture import scene
+
+    module = world_questions(task.domain)
+    if module is None or not hasattr(module, "playback"):
+        return []
+    try:
+        sequences = module.playback(task, answer)
+    except (GroundplanError, ValueError) as exc:
+        return [{"name": "the answer", "note": f"could not be played: {exc}", "frames": []}]
+    tracks = []
+    for seq in sequences:
+        state = task.initial_state()
+        frames = [{"scene": scene(task, state)}]
+        note = seq.get("note")
+        actions = [str(a) for a in seq.get("actions") or []]
+        if len(actions) > PLAYBACK_LIMIT:
+            note = (note + "; " if note else "") + f"only its first {PLAYBACK_LIMIT} of {len(actions)} actions are played"
+            actions = actions[:PLAYBACK_LIMIT]
+        for text in actions:
+            try:
+                result = task.step(state, task.parse_action(text, state))
+            except GroundplanError as exc:
+                frames.append({"action": text, "lost": f"'{text}' could not be played: {exc}"})
+                break
+            state = result.state
+            frames.append({"action": text, "scene": scene(task, state), "valid": result.valid})
+        tracks.append({"name": seq.get("name") or "", "note": note, "frames": frames})
+    return tracks
+
+
+def _costs_so_far(task, states: list, trajectory: list[dict]) -> list[float | None]:
+    """The cost the episode has spent before each frame (None after a step that cannot be redone)."""
+    out, total = [0.0], 0.0
+    for k, entry in enumerate(trajectory):
+        if total is not None and states[k] is not None:
+            total += _step_cost(task, states[k], entry)
+        else:
+            total = None
+        out.append(None if total is None else round(total, 6))
+    return out
+
+
 def episode_detail(task, row: dict, togo_time: float = 0.5, togo_budget: float = 5.0) -> dict:
     """Every frame of one episode, ready for the page: frame k is the state before step k (the
     last frame, the state the episode ended in). With `togo_time` 0 the steps to go are left
     for `steps_to_go` (the server sends the pictures first and the searches' results after)."""
-    from groundplan.engine.picture import scene
+    from groundplan.engine.picture import needs_context, scene
 
     from groundplan.agents.base import Observation
 
     trajectory = row.get("trajectory") or []
     states = replay_frames(task, trajectory)
+    costs = _costs_so_far(task, states, trajectory) if needs_context(task) else None
     frames = []
     for k, state in enumerate(states):
         entry = trajectory[k] if k < len(trajectory) else {}
         frame = {"step": k}
         if state is not None:
-            frame["scene"] = scene(task, state)  # the page highlights what changed: it has both scenes
+            context = {"?steps": k} if costs is None or costs[k] is None else {"?steps": k, "?cost": costs[k]}
+            frame["scene"] = scene(task, state, context)  # the page highlights what changed: it has both scenes
         else:
             frame["lost"] = ("the state could not be reconstructed from the recorded actions (the problem file may have "
                              "changed since the run)")
@@ -157,10 +212,14 @@ def episode_detail(task, row: dict, togo_time: float = 0.5, togo_budget: float =
             if entry.get("detail"):
                 frame["detail"] = entry["detail"]
         frames.append(frame)
+    question = next((e for e in trajectory if e.get("question")), None)
     detail = {"id": row.get("id"), "problem": row.get("problem"), "agent": row.get("agent_label") or row.get("agent"),
               "outcome": row.get("outcome"), "success": row.get("success"), "goal": task.problem.goal_text or "",
               "world": task.domain.name, "reference_cost": row.get("reference_cost"), "cost": row.get("cost"),
               "error": row.get("error"), "frames": frames}
+    if question is not None and question.get("answer") is not None:
+        detail["question"] = question["question"]
+        detail["tracks"] = playback_tracks(task, question["answer"])
     if togo_time > 0:
         merge_togo(detail, steps_to_go(task, row, togo_time, togo_budget, states))
     else:

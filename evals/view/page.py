@@ -69,7 +69,8 @@ def render_page(index: dict, embedded: dict[tuple[int, str], dict] | None = None
   <label>problem set<select id="filter-set"><option value="">all</option></select></label>
   <label>agent<select id="filter-agent"><option value="">all</option></select></label>
   <label>outcome<select id="filter-outcome"><option value="">all</option></select></label>
-  <label>search<input id="search" type="search" placeholder="problem name"></label>
+  <label>world<select id="filter-world"><option value="">all</option></select></label>
+  <label class="wide">search<input id="search" type="search" placeholder="problem name"></label>
  </div>
  <div class="count" id="count"></div>
  <div class="list"><table class="episodes" id="episodes"><thead><tr>{head}</tr></thead><tbody></tbody></table></div>

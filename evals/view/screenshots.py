@@ -4,6 +4,8 @@
 
 Each page is `groundplan view` of a shipped problem with its stored plan, a few steps in, shot
 in headless Chromium (Playwright and the system's chromium, as the browser tests use them).
+BabyAI's is a question episode instead (LLM-BabyBench's Plan, answered by the oracle agent): its
+answer played on the grid beside the expert's actions, and the score as a table.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ SHOTS = {  # world: (problem, steps to press forward)
     "kitchen": ("problems/sync/04_burger_s126.json", 4),
     "ppnl": ("problems/ppnl/multi_unseen_env.jsonl", 3),
     "grasp": ("problems/grasp/inner_cluster_block.jsonl#grid00-mu1-nolimit-cost0", 6),
-    "babyai": ("problems/babyai/plan.jsonl.gz", 3),
+    "babyai": ("problems/babyai/plan.jsonl.gz", 3),  # a Plan question, answered by the oracle agent
     "plancraft": ("problems/plancraft/val.small.jsonl#VAL0491", 0),
 }
 
@@ -38,8 +40,9 @@ def main() -> int:
         browser = launch(p)
         for world, (problem, steps) in SHOTS.items():
             ref = problem if "#" in problem or problem.endswith(".json") else expand([problem])[0]
-            page_file = write_html(problem_runs(ref, None, togo_time=0.5), Path(tmp) / f"{world}.html")
-            page = browser.new_page(viewport={"width": 1280, "height": 820})
+            runs = _question_run(ref, Path(tmp) / world) if world == "babyai" else problem_runs(ref, None, togo_time=0.5)
+            page_file = write_html(runs, Path(tmp) / f"{world}.html")
+            page = browser.new_page(viewport={"width": 1280, "height": 1000 if world == "babyai" else 820})
             page.goto(page_file.as_uri())
             page.wait_for_selector(".pane .counter")
             for _ in range(steps):
@@ -48,6 +51,20 @@ def main() -> int:
             print(f"wrote docs/images/view-{world}.png")
         browser.close()
     return 0
+
+
+def _question_run(ref: str, folder: Path):
+    """A one-episode run of the oracle agent answering `ref`'s question, as the viewer reads it."""
+    from click.testing import CliRunner
+
+    from ..cli import run
+
+    done = CliRunner().invoke(run, [ref, "--agent", "oracle", "--out", str(folder), "--steps-to-go-time", "0"])
+    if done.exit_code != 0:
+        raise SystemExit(done.output)
+    from . import Runs
+
+    return Runs([folder], togo_time=0)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,23 @@
   fillSelect($("#filter-set"), base.map((e) => e.problem_set));
   fillSelect($("#filter-agent"), base.map((e) => e.agent_label));
   fillSelect($("#filter-outcome"), base.map((e) => e.outcome));
+  fillSelect($("#filter-world"), base.map((e) => e.world));
+  const FILTERS = { set: "#filter-set", agent: "#filter-agent", outcome: "#filter-outcome", world: "#filter-world", q: "#search" };
+  // a link may open the page filtered (a leaderboard row: #agent=...&world=...), or on one episode (#id)
+  function hashFilters() {
+    const text = location.hash.slice(1);
+    if (!text.includes("=")) return null;
+    const params = new URLSearchParams(text);
+    for (const [key, sel] of Object.entries(FILTERS)) {
+      const value = params.get(key);
+      if (value === null) continue;
+      const node = $(sel);
+      if (node.tagName === "SELECT" && ![...node.options].some((o) => o.value === value)) node.append(el("option", { value, text: value }));
+      node.value = value;
+    }
+    return params;
+  }
+  const linked = hashFilters();
 
   function partner(entry, run) {
     const others = runs[run].episodes.filter((e) => e.problem === entry.problem && e.problem_set === entry.problem_set);
@@ -64,16 +81,17 @@
   }
 
   function renderList() {
-    const set = $("#filter-set").value, agent = $("#filter-agent").value, outcome = $("#filter-outcome").value;
+    const set = $("#filter-set").value, agent = $("#filter-agent").value, outcome = $("#filter-outcome").value, world = $("#filter-world").value;
     const text = $("#search").value.trim().toLowerCase();
     const body = $("#episodes tbody");
     body.textContent = "";
     let shown = 0;
     for (const e of base) {
-      if ((set && e.problem_set !== set) || (agent && e.agent_label !== agent) || (outcome && e.outcome !== outcome)) continue;
+      if ((set && e.problem_set !== set) || (agent && e.agent_label !== agent) || (outcome && e.outcome !== outcome) || (world && e.world !== world)) continue;
       if (text && !(e.problem + " " + e.id).toLowerCase().includes(text)) continue;
       shown++;
-      const cells = [el("td", { text: e.problem }), el("td", { text: e.agent_label }),
+      // long labels (a model, a strategy and settings) are cut to the column; the whole label is the tooltip
+      const cells = [el("td", { class: "problem", text: e.problem, title: e.problem }), el("td", { class: "agent", text: e.agent_label, title: e.agent_label }),
         el("td", {}, el("span", { class: "outcome " + okOutcome(e), text: e.outcome || e.load_error && "load error" }))];
       if (runs.length > 1) {
         const other = partner(e, 1);
@@ -86,7 +104,7 @@
     }
     $("#count").textContent = shown + " of " + base.length + " episodes";
   }
-  for (const id of ["#filter-set", "#filter-agent", "#filter-outcome"]) $(id).addEventListener("change", renderList);
+  for (const id of ["#filter-set", "#filter-agent", "#filter-outcome", "#filter-world"]) $(id).addEventListener("change", renderList);
   $("#search").addEventListener("input", renderList);
 
   // ------------------------------------------------------------------ selecting and stepping
@@ -96,13 +114,14 @@
     const wanted = [entry].concat(runs.slice(1).map((_, i) => partner(entry, i + 1)));
     view.details = await Promise.all(wanted.map((e, run) => e ? detail(run, e.id) : null));
     view.step = 0;
-    history.replaceState(null, "", "#" + encodeURIComponent(entry.id));
+    if (!linked) history.replaceState(null, "", "#" + encodeURIComponent(entry.id));
     renderList();
     layout();
     show(0);
   }
 
-  function frames() { return Math.max(1, ...view.details.map((d) => d ? d.frames.length : 1)); }
+  const length = (d) => !d ? 1 : Math.max(d.frames.length, ...(d.tracks || []).map((t) => t.frames.length));
+  function frames() { return Math.max(1, ...view.details.map(length)); }
 
   function layout() {
     const slider = $("#slider");
@@ -127,6 +146,7 @@
     pane.textContent = "";
     pane.append(el("div", { class: "runname", text: runs[run].name }));
     if (!d) { pane.append(el("p", { text: "no episode of this problem in this run" })); return; }
+    if (d.tracks && d.tracks.length) return renderQuestion(pane, d);
     const last = d.frames.length - 1;
     const k = Math.min(view.step, last);
     const f = d.frames[k];
@@ -137,6 +157,8 @@
       (d.left_plan_at != null ? " \u00b7 left the optimal plan at step " + d.left_plan_at : "")));
     if (d.goal) pane.append(el("div", { class: "goal", text: "Goal: " + d.goal }));
     pane.append(el("div", { class: "counter", text: "Step " + k + " of " + last + (k === last ? " (end: " + d.outcome + ")" : "") }));
+    pane.append(el("div", { class: "when", text: k === last ? "The picture: the state the episode ended in."
+      : "The picture: the state before step " + k + "'s action" + (k > 0 ? " (outlined: what step " + (k - 1) + " changed)." : ".") }));
     const picture = el("div", { class: "picture" });
     if (f.lost) picture.append(el("div", { class: "lost", text: f.lost }));
     else draw(picture, f.scene, prev && prev.scene);
@@ -156,7 +178,7 @@
     }
     row("steps to go", f.togo != null ? f.togo : d.togo_pending ? "searching\u2026" : (d.togo_note || "unknown"));
     if (f.off_plan) row("off the plan", "this step cost " + f.off_plan + " more than an optimal one", "offplan");
-    if (f.score) row("score", JSON.stringify(f.score));
+    if (f.score) row("score", scoreTable(f.score));
     if (k === last && d.error) row("error", d.error, "invalid");
     pane.append(info);
     if (f.answer != null && k < last) {
@@ -169,10 +191,64 @@
       el("pre", { class: "observation", text: f.observation })));
   }
 
+  // a world's score of an answer, as a table of its fields (lists as text, numbers rounded)
+  function shown(value) {
+    if (value === null || value === undefined) return "-";
+    if (typeof value === "number") return Number.isInteger(value) ? String(value) : String(Math.round(value * 1000) / 1000);
+    if (typeof value === "boolean") return value ? "yes" : "no";
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
+  function scoreTable(score) {
+    return el("table", { class: "score" }, el("tbody", {}, ...Object.entries(score).map(([k, v]) =>
+      el("tr", { "data-field": k }, el("th", { text: k.replace(/_/g, " ") }), el("td", { text: shown(v) })))));
+  }
+
+  // a question's answer (one reply, scored by its world) and each action sequence it means, played
+  // on the picture one action per step of the slider: the answer's beside the reference's
+  function renderQuestion(pane, d) {
+    const f = d.frames[0];
+    pane.append(el("h2", { text: d.problem }));
+    pane.append(el("div", { class: "meta" }, d.agent + " \u00b7 ", el("span", { class: "outcome " + okOutcome(d), text: d.outcome }),
+      " \u00b7 " + (d.question || "question")));
+    if (d.goal) pane.append(el("div", { class: "goal", text: "Goal: " + d.goal }));
+    const longest = Math.max(...d.tracks.map((t) => t.frames.length)) - 1;
+    const k = Math.min(view.step, longest);
+    pane.append(el("div", { class: "counter", text: "Action " + k + " of " + longest }));
+    const tracks = el("div", { class: "tracks" });
+    d.tracks.forEach((track, i) => {
+      const last = track.frames.length - 1;
+      const j = Math.min(k, Math.max(0, last));
+      const box = el("div", { class: "track", "data-track": i }, el("h3", { text: track.name }));
+      if (track.note) box.append(el("div", { class: "note", text: track.note }));
+      const fr = track.frames[j];
+      if (!fr) { box.append(el("p", { text: "no action to play" })); tracks.append(box); return; }
+      box.append(el("div", { class: "when", text: j === 0 ? "The picture: the start, before any action." :
+        "The picture: the state after action " + j + " of " + last + ": " }, j > 0 ? el("code", { class: "action" + (fr.valid === false ? " invalid" : ""), text: fr.action }) : null,
+        j < k ? " (its last action)" : null));
+      const picture = el("div", { class: "picture" });
+      if (fr.lost) picture.append(el("div", { class: "lost", text: fr.lost }));
+      else draw(picture, fr.scene, j > 0 && j === k ? track.frames[j - 1].scene : null, 280);
+      box.append(picture);
+      tracks.append(box);
+    });
+    const info = el("dl", { class: "step-info" });
+    const row = (name, value, cls) => { if (value === undefined || value === null || value === "") return;
+      info.append(el("dt", { text: name }), el("dd", { class: cls }, value)); };
+    row("tokens", f.tokens != null ? String(f.tokens) + (f.cached ? " (cached)" : "") : null);
+    row("cost (USD)", f.cost_usd === null ? "unknown (no price for the model)" : f.cost_usd ? f.cost_usd.toFixed(6) : null);
+    if (f.score) row("score", scoreTable(f.score));
+    if (d.error) row("error", d.error, "invalid");
+    pane.append(tracks, info);
+    if (f.answer != null) pane.append(el("details", { open: "" }, el("summary", { text: "the agent's reply" }), el("pre", { class: "answer", text: f.answer })));
+    if (f.observation) pane.append(el("details", {}, el("summary", { text: f.observation_read ? "what the agent read" : "the question (rendered now)" }),
+      el("pre", { class: "observation", text: f.observation })));
+  }
+
   // ------------------------------------------------------------------ drawing a scene
-  function draw(root, scene, before) {
+  function draw(root, scene, before, width) {
     if (!scene) return;
-    if (scene.kind === "grid") drawGrid(root, scene, before && before.kind === "grid" ? before : null);
+    if (scene.status && scene.status.length) root.append(el("ul", { class: "status" }, ...scene.status.map((t) => el("li", { text: t }))));
+    if (scene.kind === "grid") drawGrid(root, scene, before && before.kind === "grid" ? before : null, width);
     else if (scene.kind === "stacks") drawStacks(root, scene, before);
     else root.append(el("ul", { class: "facts" }, ...scene.facts.map((t) => el("li", { text: t }))));
   }
@@ -184,11 +260,20 @@
     return out;
   }
 
-  function drawGrid(root, scene, before) {
-    const size = Math.max(10, Math.min(64, Math.floor(576 / Math.max(scene.cols, scene.rows * 0.8))));
-    const grid = el("div", { class: "grid", style: `grid-template-columns:repeat(${scene.cols},${size}px);grid-auto-rows:${size}px` });
+  function drawGrid(root, scene, before, width) {
+    const size = Math.max(10, Math.min(64, Math.floor((width || 576) / Math.max(scene.cols, scene.rows * 0.8))));
+    const axes = scene.axes;
+    const lead = axes ? Math.max(18, Math.round(size * 0.6)) + "px " : "";
+    const grid = el("div", { class: "grid" + (axes ? " with-axes" : ""), style: `grid-template-columns:${lead}repeat(${scene.cols},${size}px);grid-template-rows:${axes ? "18px " : ""}repeat(${scene.rows},${size}px)` });
     const now = cellMarks(scene), then = before ? cellMarks(before) : null;
+    // numbered edges, as the world's texts count (a row's number is the texts' row, y or r)
+    const axis = (text, title) => el("div", { class: "axis", text: String(text), title });
+    if (axes) {
+      grid.append(el("div", { class: "axis corner-axis", title: "rows: " + axes.rows.name + ", columns: " + axes.cols.name }));
+      for (let c = 0; c < scene.cols; c++) grid.append(axis(c + axes.cols.first, axes.cols.name + " " + (c + axes.cols.first)));
+    }
     for (let r = 0; r < scene.rows; r++) for (let c = 0; c < scene.cols; c++) {
+      if (axes && c === 0) grid.append(axis(r + axes.rows.first, axes.rows.name + " " + (r + axes.rows.first)));
       const marks = now[r + "," + c] || [];
       const cell = paint(el("div", { class: "cell", "data-r": r, "data-c": c }), "background-color", scene.background);
       const titles = [];
@@ -196,6 +281,7 @@
         paint(cell, "background-color", m.fill);
         if (m.glyph) cell.append(paint(el("span", { class: "glyph", style: `color:#000;font-size:${Math.round(size * 0.7)}px`, text: m.glyph }), "color", m.color));
         if (m.label) cell.append(el("span", { class: "label", text: m.label }));
+        if (m.corner) cell.append(el("span", { class: "corner", text: m.corner }));
         if (m.title) titles.push(m.title);
       }
       if (titles.length) cell.title = titles.join("\n");
@@ -259,7 +345,8 @@
   });
 
   renderList();
-  const wanted = decodeURIComponent(location.hash.slice(1)) || INDEX.start;
-  const first = base.find((e) => e.id === wanted) || base.find((e) => !e.load_error);
+  const wanted = linked ? linked.get("id") : (decodeURIComponent(location.hash.slice(1)) || INDEX.start);
+  const visible = [...document.querySelectorAll("#episodes tr.episode")].map((r) => r.dataset.id);
+  const first = base.find((e) => e.id === wanted) || base.find((e) => visible.includes(e.id) && !e.load_error) || base.find((e) => !e.load_error);
   if (first) select(first);
 })();
