@@ -22,6 +22,17 @@ def first(ref: str, k: int = 0) -> Task:
     return Task.load(expand([ref])[k])
 
 
+def grasp_refusal(tmp_path, change) -> str:
+    """The load error of GRASP's domain with its picture changed by `change`."""
+    data = json.loads(Path("domains/grasp/domain.json").read_text())
+    change(data["render"]["picture"])
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(GroundplanError) as info:
+        load_domain(str(path))
+    return str(info.value)
+
+
 def marks_at(s: dict, title_start: str) -> list[tuple]:
     return [(m["r"], m["c"]) for m in s["marks"] if m.get("title", "").startswith(title_start)]
 
@@ -187,13 +198,7 @@ HOSTILE = "#4a4a4a;background-image:url(http://127.0.0.1:9/x)"
 def test_a_colour_outside_the_strict_syntax_is_refused_with_its_pointer(tmp_path, change, pointer, words):
     """Issue 32, item 10: a colour goes into the viewer's CSS, so a domain's colour that is more
     than a colour (a second declaration, a url()) must never load."""
-    data = json.loads(Path("domains/grasp/domain.json").read_text())
-    change(data["render"]["picture"])
-    path = tmp_path / "domain.json"
-    path.write_text(json.dumps(data))
-    with pytest.raises(GroundplanError) as info:
-        load_domain(str(path))
-    text = str(info.value)
+    text = grasp_refusal(tmp_path, change)
     assert f"domain.json#{pointer}:" in text and words in text, text
     assert "CSS colour name" in text or "did you mean" in text  # the hint says what a colour may be
 
@@ -281,10 +286,5 @@ def test_grasp_status_says_what_is_carried_and_the_score_so_far():
     (lambda p: p.__setitem__("axes", {"rows": 3}), "/render/picture/axes/rows", None),
 ])
 def test_a_wrong_status_or_axes_is_refused_with_its_pointer(tmp_path, change, pointer, words):
-    data = json.loads(Path("domains/grasp/domain.json").read_text())
-    change(data["render"]["picture"])
-    path = tmp_path / "domain.json"
-    path.write_text(json.dumps(data))
-    with pytest.raises(GroundplanError) as info:
-        load_domain(str(path))
-    assert pointer in str(info.value) and (words is None or words in str(info.value)), str(info.value)
+    text = grasp_refusal(tmp_path, change)
+    assert pointer in text and (words is None or words in text), text
