@@ -2,6 +2,8 @@
 
     pip install -e '.[bench]'     # pyperplan and up-fast-downward (the Fast Downward binary)
     python evals/bench/planners_vs_fast_downward.py [--repeats 3] [--profile]
+        [--ipc ../shared/data/ipc --ipc-tasks elevators-opt08-strips/p01.pddl ...]
+        [--only gripper/prob04 ...] [--configs hmax lmcut] [--no-pyperplan]
 
 Fast Downward is the bar: the table prints, per task and search, the cost each found (they must
 agree: every configuration here is optimal), the expansions, the expansions per second of
@@ -12,7 +14,9 @@ Downward's search time is: wall time on a busy machine made groundplan look 3x s
 prob03 and prob04 and blocks-4-0 (our files, exported to PDDL for the other two), and two IPC
 domains imported from the PDDL that unified-planning ships (depot, miconic). `--profile` adds
 the three largest costs per expansion of our A* with LM-cut on gripper prob04 (cProfile, own
-time), the places to work on next.
+time), the places to work on next. `--ipc-tasks` adds IPC tasks read from `--ipc` (the shared
+data folder, never committed): Fast Downward then reads the original files, we import them.
+`--only` keeps the named tasks, `--configs` the named searches (bfs, hmax, lmcut).
 """
 from __future__ import annotations
 
@@ -37,6 +41,25 @@ CONFIGS = [  # (ours: planner, heuristic), Fast Downward's search, pyperplan's (
     ("astar", "hmax", "astar(hmax())", "astar-hmax"),
     ("astar", "lmcut", "astar(lmcut())", "astar-lmcut"),
 ]
+
+
+def ipc_tasks(ipc: Path, names):
+    """(name, Task, (domain file, problem file)) for IPC tasks of the shared data folder."""
+    import json
+
+    from groundplan.engine import Task
+    from groundplan.engine.loader import build_problem, load_domain
+    from groundplan.engine.pddl.reader import import_pddl
+
+    index = json.loads((ipc / "index.json").read_text())
+    out = []
+    for name in names:
+        folder, problem = name.split("/")
+        domain_file = next(d for d, p in index[folder]["problems"] if p == problem)
+        files = (ipc / folder / domain_file, ipc / folder / problem)
+        domain, problems = import_pddl(str(files[0]), [str(files[1])])
+        out.append((name, Task(build_problem(problems[0], name, None, domain=load_domain(domain))), files))
+    return out
 
 
 def tasks():
@@ -141,6 +164,11 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--pyperplan-lmcut", action="store_true",
                         help="also time pyperplan's LM-cut (about 5 minutes a run on gripper prob04)")
+    parser.add_argument("--ipc", default=str(ROOT.parent / "shared" / "data" / "ipc"))
+    parser.add_argument("--ipc-tasks", nargs="*", default=[])
+    parser.add_argument("--only", nargs="*", default=None, help="task names to keep")
+    parser.add_argument("--configs", nargs="*", default=None, help="searches to keep: bfs, hmax, lmcut")
+    parser.add_argument("--no-pyperplan", action="store_true")
     args = parser.parse_args(argv)
     from groundplan.engine.pddl.writer import export_pddl
     from groundplan.planners.fast_downward import driver
@@ -153,16 +181,24 @@ def main(argv=None) -> int:
         have_pyperplan = True
     except ImportError:
         have_pyperplan = False
-    print(f"{'task':16} {'search':12} {'cost':>6} {'gp exp':>8} {'gp exp/s':>10} {'fd exp':>8} {'fd exp/s':>10} "
+    have_pyperplan = have_pyperplan and not args.no_pyperplan
+    configs = [c for c in CONFIGS if args.configs is None or (c[1] or c[0]) in args.configs]
+    chosen = [(n, t, None) for n, t in tasks() if args.only is None or n in args.only]
+    chosen += ipc_tasks(Path(args.ipc), args.ipc_tasks)
+    print(f"{'task':30} {'search':12} {'cost':>6} {'gp exp':>8} {'gp exp/s':>10} {'fd exp':>8} {'fd exp/s':>10} "
           f"{'pp exp/s':>10} {'gp/fd':>7}")
     ratios: dict[str, list] = {}
-    for name, task in tasks():
-        export = export_pddl(task.problem)
+    for name, task, files in chosen:
         with tempfile.TemporaryDirectory() as work:
             folder = Path(work)
-            (folder / "domain.pddl").write_text(export.domain)
-            (folder / "problem.pddl").write_text(export.problem)
-            for planner, heuristic, search, pp_name in CONFIGS:
+            if files is None:
+                export = export_pddl(task.problem)
+                (folder / "domain.pddl").write_text(export.domain)
+                (folder / "problem.pddl").write_text(export.problem)
+            else:
+                (folder / "domain.pddl").write_text(files[0].read_text())
+                (folder / "problem.pddl").write_text(files[1].read_text())
+            for planner, heuristic, search, pp_name in configs:
                 ours, theirs, pp = [], [], []
                 for _ in range(args.repeats):
                     ours.append(run_ours(task, planner, heuristic))
@@ -171,7 +207,7 @@ def main(argv=None) -> int:
                         pp.append(run_pyperplan(folder, pp_name))
                 label = f"{planner}-{heuristic}" if heuristic else planner
                 if theirs[0] is None:
-                    print(f"{name:16} {label:12} Fast Downward refused {search}")
+                    print(f"{name:30} {label:12} Fast Downward refused {search}")
                     continue
                 assert abs(theirs[0][0] - ours[0][0]) < 1e-9, f"{name} {label}: Fast Downward {theirs[0][0]}, ours {ours[0][0]}"
                 g_rate = statistics.median(e / max(s, 1e-9) for _, e, s in ours)
@@ -179,7 +215,7 @@ def main(argv=None) -> int:
                 p_rate = statistics.median(e / max(s, 1e-9) for _, e, s in pp) if pp and pp[0] else float("nan")
                 ratio = g_rate / f_rate
                 ratios.setdefault(label, []).append(ratio)
-                print(f"{name:16} {label:12} {ours[0][0]:>6g} {ours[0][1]:>8} {g_rate:>10.0f} {theirs[0][1]:>8} {f_rate:>10.0f} "
+                print(f"{name:30} {label:12} {ours[0][0]:>6g} {ours[0][1]:>8} {g_rate:>10.0f} {theirs[0][1]:>8} {f_rate:>10.0f} "
                       f"{p_rate:>10.0f} {ratio:>7.3f}", flush=True)
     for label, values in ratios.items():
         print(f"median ratio groundplan / Fast Downward, {label}: {statistics.median(values):.3f}")

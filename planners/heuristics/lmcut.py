@@ -1,69 +1,107 @@
-"""LM-cut (Helmert and Domshlak, 2009): an admissible heuristic that sums disjoint action landmarks.
+"""LM-cut (Helmert and Domshlak, 2009) over flat tables kept across evaluations.
 
-Each round computes h_max with the current action costs, builds the justification graph (every
-relaxed action hangs from its most expensive precondition), finds a cut of actions that every
-relaxed plan must use to enter the goal zone, adds the cheapest cost in the cut to h and
-subtracts it from the cut's actions. It stops when the goal costs nothing. The goal may be a
-disjunction: one zero-cost goal action per disjunct, all adding one artificial goal fact.
+LM-cut sums disjoint action landmarks: each round computes h_max under the current action costs,
+hangs every relaxed action from its most expensive precondition (the justification graph), takes
+the actions that enter the zone from which the goal is reached at zero cost (a cut every relaxed
+plan must cross), adds the cut's cheapest cost to h and subtracts it from the cut's actions, and
+stops when the goal costs nothing. A disjunctive goal is one zero-cost goal action per disjunct,
+all adding one artificial goal fact.
 
-Facts are renumbered densely and costs stay integers (action costs are whole numbers and each
-cut subtracts the cut's minimum), so h_max runs on a bucket queue over plain lists.
+The values are exactly those of planners/heuristics/lmcut_reference.py (tests/test_lmcut_fast.py):
+- the tables (dense numbers, precondition, add, consumer and adder lists) are built once per
+  relaxation; an evaluation copies flat lists instead of building dicts;
+- the cut is found by walking, from each fact reached before the goal zone, the consumers that
+  hang from it (their supporter is that fact): no `users` table rebuilt over all actions per round.
 
-Timers are relaxed at cost 0 here (waiting overlaps other work, so summing durations would not
-be admissible); combine with the time-aware h_max through `max(hmax,lmcut)` for timed worlds.
+Why h_max is still recomputed per round: LM-cut's value depends on which of several equally
+expensive preconditions an action hangs from, and the reference takes the one its LIFO bucket
+queue popped last in each round's fresh exploration. An incremental update (re-propagating only
+from the cut's actions, as Fast Downward does) settles facts in another order, so it cannot
+reproduce those ties; with a tie rule it can maintain, values changed on most sampled states and
+A* expanded more (depot pfile2: 29 -> 188). The exploration here pops in the reference's order.
 """
 from __future__ import annotations
 
 import math
 
-from groundplan.engine.compile import set_bits
+from .lmcut_reference import LMCutData as _Numbering
 
-from .relaxation import Relaxation
-
-INIT = -1  # the artificial fact every precondition-free action hangs from
+INF = 1 << 60
 
 
-class LMCutData:
-    """Dense index arrays for one relaxation, with the goal actions appended."""
+class LMCutData(_Numbering):
+    """The reference's dense numbering, plus the flat tables reused by every evaluation."""
 
-    def __init__(self, r: Relaxation):
-        self.r = r
-        dense: dict[int, int] = {}
+    def __init__(self, r):
+        super().__init__(r)
+        self.init = self.n_facts  # INIT: the artificial fact precondition-free actions hang from
+        self.size = self.n_facts + 1
+        self.count = [len(p) for p in self.pre]
+        self.fresh_cost = [INF] * self.size
+        self.fresh_supporter = [-1] * len(self.pre)
+        self.users = self.consumers + [list(self.free)]  # INIT's consumers: the free actions
 
-        def d(f):
-            i = dense.get(f)
-            if i is None:
-                i = dense[f] = len(dense)
-            return i
-        pre = [[d(f) for f in p] for p in r.pre_lists]
-        add = [[d(f) for f in a] for a in r.add_lists]
-        cost = [a.cost for a in r.actions]
-        self.integral = all(float(c).is_integer() for c in cost)
-        cost = [int(c) if self.integral else c for c in cost]
-        for disjunct in r.disjuncts:
-            pre.append([d(f) for f in set_bits(disjunct)])
-            add.append(None)  # placeholder: the goal fact, numbered last
-            cost.append(0)
-        self.goal = len(dense)
-        self.n_facts = len(dense) + 1
-        self.add = [a if a is not None else [self.goal] for a in add]
-        self.pre = pre
-        self.cost = cost
-        self.dense = dense
-        self.consumers = [[] for _ in range(self.n_facts)]
-        self.adders = [[] for _ in range(self.n_facts)]
-        for i, p in enumerate(pre):
-            for f in p:
-                self.consumers[f].append(i)
-        for i, a in enumerate(self.add):
-            for f in a:
-                self.adders[f].append(i)
-        self.n_pre = [len(p) for p in pre]
-        self.free = [i for i, p in enumerate(pre) if not p]
 
-    def initial(self, reached: int) -> list[int]:
-        dense = self.dense
-        return [dense[f] for f in set_bits(reached) if f in dense]
+def true_facts(data: LMCutData, reached: int) -> list[int]:
+    """The dense numbers of the facts set in `reached` that the relaxation mentions, lowest bit first."""
+    dense = data.dense
+    out = []
+    while reached:
+        low = reached & -reached
+        i = dense.get(low.bit_length() - 1)
+        if i is not None:
+            out.append(i)
+        reached ^= low
+    return out
+
+
+def explore(data: LMCutData, true: list[int], cost: list[int]):
+    """h_max of every fact from `true` under `cost` (INF: unreachable), with each reachable
+    action's supporter (-1: some precondition unreachable; INIT for precondition-free ones). A
+    bucket queue, LIFO within a bucket, in the reference's push order: the precondition popped
+    last completes an action, and supports it."""
+    fc = data.fresh_cost[:]
+    supporter = data.fresh_supporter[:]
+    remaining = data.count[:]
+    add, consumers = data.add, data.consumers
+    for f in true:
+        fc[f] = 0
+    fc[data.init] = 0
+    buckets = [list(true)]
+    for a in data.free:
+        supporter[a] = data.init
+        c = cost[a]
+        for e in add[a]:
+            if c < fc[e]:
+                fc[e] = c
+                while len(buckets) <= c:
+                    buckets.append([])
+                buckets[c].append(e)
+    level = 0
+    while level < len(buckets):
+        bucket = buckets[level]
+        while bucket:
+            f = bucket.pop()
+            if fc[f] != level:
+                continue
+            for a in consumers[f]:
+                left = remaining[a] - 1
+                remaining[a] = left
+                if left:
+                    continue
+                supporter[a] = f
+                total = level + cost[a]
+                for e in add[a]:
+                    if total < fc[e]:
+                        fc[e] = total
+                        if total == level:
+                            bucket.append(e)
+                        else:
+                            while len(buckets) <= total:
+                                buckets.append([])
+                            buckets[total].append(e)
+        level += 1
+    return fc, supporter
 
 
 def lmcut(data: LMCutData, reached: int, cuts: list | None = None) -> float:
@@ -72,49 +110,50 @@ def lmcut(data: LMCutData, reached: int, cuts: list | None = None) -> float:
         return math.inf
     if not data.integral:
         raise ValueError("LM-cut here needs whole-number action costs")
-    cost = list(data.cost)
-    true_facts = data.initial(reached)
-    n = len(cost)
-    goal = data.goal
-    add, adders = data.add, data.adders
+    true = true_facts(data, reached)
+    cost = data.cost[:]
+    goal, init, size = data.goal, data.init, data.size
+    add, users, adders = data.add, data.users, data.adders
+    start = [init, *true]
     h = 0
     while True:
-        fact_cost, pcf = _hmax(data, true_facts, cost)
-        if fact_cost[goal] is None:
+        fc, supporter = explore(data, true, cost)
+        if fc[goal] >= INF:
             return math.inf
-        if fact_cost[goal] == 0:
+        if fc[goal] == 0:
             return h
         # goal zone: facts from which the goal is reached through zero-cost justification edges
-        zone = bytearray(data.n_facts)
+        zone = bytearray(size)
         zone[goal] = 1
         stack = [goal]
         while stack:
             f = stack.pop()
             for a in adders[f]:
-                p = pcf[a]
-                if p is not None and cost[a] == 0 and p != INIT and not zone[p]:
-                    zone[p] = 1
-                    stack.append(p)
-        # from the initial facts, follow justification edges until they would enter the zone
-        users = {}
-        for a in range(n):
-            p = pcf[a]
-            if p is not None:
-                users.setdefault(p, []).append(a)
-        before = bytearray(data.n_facts)
-        for f in true_facts:
+                if cost[a] == 0:
+                    p = supporter[a]
+                    if p >= 0 and p != init and not zone[p]:
+                        zone[p] = 1
+                        stack.append(p)
+        # from the state, follow justification edges until they would enter the zone
+        before = bytearray(size)
+        for f in start:
             before[f] = 1
-        stack = [INIT] + true_facts
-        cut = set()
+        stack = start[:]
+        cut = []
         while stack:
             f = stack.pop()
-            for a in users.get(f, ()):
+            for a in users[f]:
+                if supporter[a] != f:
+                    continue
+                crosses = False
                 for e in add[a]:
                     if zone[e]:
-                        cut.add(a)
+                        crosses = True
                     elif not before[e]:
                         before[e] = 1
                         stack.append(e)
+                if crosses:
+                    cut.append(a)
         if not cut:
             return h  # cannot happen for a finite goal cost; stay admissible
         m = min(cost[a] for a in cut)
@@ -125,52 +164,3 @@ def lmcut(data: LMCutData, reached: int, cuts: list | None = None) -> float:
             cuts.append((sorted(cut), m))
         for a in cut:
             cost[a] -= m
-
-
-def _hmax(data: LMCutData, true_facts, cost):
-    """h_max under `cost` (integers) with each action's most expensive precondition (pcf)."""
-    n_facts = data.n_facts
-    fact_cost: list = [None] * n_facts
-    remaining = list(data.n_pre)
-    max_pre = [0] * len(cost)
-    pcf: list = [None] * len(cost)
-    buckets: list[list[int]] = [[]]
-    for f in true_facts:
-        fact_cost[f] = 0
-        buckets[0].append(f)
-    add, consumers = data.add, data.consumers
-
-    def push(f, c):
-        while len(buckets) <= c:
-            buckets.append([])
-        buckets[c].append(f)
-    for a in data.free:
-        pcf[a] = INIT
-        c = cost[a]
-        for e in add[a]:
-            if fact_cost[e] is None or c < fact_cost[e]:
-                fact_cost[e] = c
-                push(e, c)
-    level = 0
-    while level < len(buckets):
-        bucket = buckets[level]
-        while bucket:
-            f = bucket.pop()
-            if fact_cost[f] != level:
-                continue
-            for a in consumers[f]:
-                remaining[a] -= 1
-                if level >= max_pre[a]:
-                    max_pre[a] = level
-                    pcf[a] = f
-                if remaining[a] == 0:
-                    total = level + cost[a]
-                    for e in add[a]:
-                        if fact_cost[e] is None or total < fact_cost[e]:
-                            fact_cost[e] = total
-                            push(e, total)
-        level += 1
-    for a in range(len(cost)):  # only actions whose preconditions were all reached take part
-        if remaining[a] > 0:
-            pcf[a] = None
-    return fact_cost, pcf
