@@ -10,8 +10,24 @@ fluents or temporal goals. So the choice follows what the task has:
 | a routing section | `tsp` (exact routing over its targets) |
 | a temporal goal | breadth-first (uniform-cost when costs differ): the relaxation sees no temporal goal |
 | timers and unit costs | `prove` (bounded breadth-first search below a first plan, pruned by time-aware estimates) |
-| an exact PDDL export without numeric fluents, Fast Downward installed | `fd` (A* + LM-cut, or its fallbacks) in the first half of the time, then our A* |
+| an exact PDDL export without numeric fluents, Fast Downward installed | our blind search for a short slice (below), then `fd` (A* + LM-cut, or its fallbacks) in the first half of the time left, then our A* |
 | anything else | A* with h_max (uniform-cost search when the relaxation cannot be built) |
+
+Going through Fast Downward costs about 0.2-0.35 s of wall time whatever the task (the PDDL
+export, its driver, translator and search processes, reading back and replaying the plan): on
+tiny tasks that made `auto` the slowest choice (Hanoi with 7 disks: our breadth-first search
+0.02 s, `auto` through Fast Downward 0.3 s). So before starting it, `auto` runs our own
+blind search (`bfs`: breadth-first with unit costs, uniform-cost otherwise; optimal either way,
+so `auto` promises what it promised before) for at most `SMALL_SLICE` seconds (and never more
+than `SMALL_SHARE` of the time limit), grounding included: a nested budget stops it wherever it
+is. "Small" is thus what our search settles within that slice; the figures that set it (wall
+seconds, `evals/bench/ipc_coverage.py`'s tasks and the shipped problems, one machine): our blind
+search proves the optimum within the slice on Hanoi with 3-9 disks (7 disks: 0.02 s), on 11 of the
+17 shipped gripper, blocksworld, Sokoban, logistics and gridnav problems (gripper prob01-03,
+both blocksworld problems, both gridnav rooms, logistics-c2-p2-s1, three Sokoban maps) and on the
+first IPC depot, satellite and scanalyzer tasks, where `auto` through Fast Downward took 0.22-0.57 s;
+a task it does not settle costs at most the slice (about one Fast Downward start-up) before Fast
+Downward runs as before.
 
 Every answer says which planner gave it (`planner` is `auto:<name>`, and `reason` starts with the
 choice), so a stored optimum names the method that proved it.
@@ -20,25 +36,31 @@ from __future__ import annotations
 
 from .result import SOLVED_OPTIMAL, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED, PlanResult
 
+SMALL_SLICE = 0.3  # seconds of our own blind search before Fast Downward starts (about its start-up time)
+SMALL_SHARE = 0.05  # ... and never more than this share of the time limit
 
-def choices(task, start=None) -> list[tuple[str, str | None, float, str]]:
-    """(planner, heuristic, share of the time left, why) in the order they are tried."""
+
+def choices(task, start=None) -> list[tuple[str, str | None, float, str, float | None]]:
+    """(planner, heuristic, share of the time left, why, cap in seconds or None) in the order
+    they are tried; a capped step runs under a budget of its own, grounding included."""
     from .heuristics.relaxation import unsupported
     from .search import unit_costs
 
     if task.problem.routing is not None:
-        return [("tsp", None, 1.0, "a routing problem")]
+        return [("tsp", None, 1.0, "a routing problem", None)]
     if task.goal.temporal:
-        return [("bfs" if unit_costs(task) else "ucs", None, 1.0, "a temporal goal")]
+        return [("bfs" if unit_costs(task) else "ucs", None, 1.0, "a temporal goal", None)]
     if task.domain.timers and _every_action_costs_one(task):
-        return [("prove", None, 1.0, "timers with unit costs")]
+        return [("prove", None, 1.0, "timers with unit costs", None)]
     out = []
     if start is None and _fast_downward_can_read(task):
-        out.append(("fd", None, 0.5, "an exact PDDL export for Fast Downward"))
+        out.append(("bfs", None, SMALL_SHARE, f"a small task: our blind search within {SMALL_SLICE:g} s, before "
+                    "Fast Downward's start-up", SMALL_SLICE))
+        out.append(("fd", None, 0.5, "an exact PDDL export for Fast Downward", None))
     if unsupported(task) is None:
-        out.append(("astar", "hmax", 1.0, "A* with h_max" if not out else "then our A* with h_max"))
+        out.append(("astar", "hmax", 1.0, "A* with h_max" if not out else "then our A* with h_max", None))
     else:
-        out.append(("bfs" if unit_costs(task) else "ucs", None, 1.0, "no relaxation: blind search"))
+        out.append(("bfs" if unit_costs(task) else "ucs", None, 1.0, "no relaxation: blind search", None))
     return out
 
 
@@ -75,12 +97,20 @@ def run_auto(task, solve_with, time_limit: float | None, start=None) -> PlanResu
     began = time.perf_counter()
     best = None
     steps = choices(task, start)
-    for k, (planner, heuristic, share, why) in enumerate(steps):
+    for k, (planner, heuristic, share, why, cap) in enumerate(steps):
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - began), 1e-3)
         seconds = left if left is None or k == len(steps) - 1 else left * share
-        result = solve_with(planner, heuristic, seconds)
+        if cap is not None:
+            seconds = cap if seconds is None else min(seconds, cap)
+            result = _within(solve_with, planner, heuristic, seconds)
+            if result is None:  # the slice ran out before the search began (grounding): on to the next choice
+                continue
+        else:
+            result = solve_with(planner, heuristic, seconds)
         result.reason = f"auto chose {planner} ({why})" + (f": {result.reason}" if result.reason else "")
         result.planner = f"auto:{result.planner}"
+        if cap is not None and result.status not in (SOLVED_OPTIMAL, UNSOLVABLE_PROVEN):
+            continue  # the small-task slice only answers when it settles the task
         if result.status in (SOLVED_OPTIMAL, UNSOLVABLE_PROVEN):
             return result
         if best is None or (result.solved and not best.solved) or best.status == UNSUPPORTED:
@@ -88,3 +118,20 @@ def run_auto(task, solve_with, time_limit: float | None, start=None) -> PlanResu
     if best is not None and best.status == UNSUPPORTED and time_limit is not None and time.perf_counter() - began >= time_limit:
         best.status = TIMEOUT
     return best
+
+
+def _within(solve_with, planner, heuristic, seconds):
+    """`solve_with` under a budget of its own (grounding and heuristics included); None if that
+    budget ran out before the planner could answer (an outer budget's end still propagates: the
+    next choice's first poll raises it)."""
+    from groundplan.engine.budget import limited, poll
+    from groundplan.engine.errors import ResourceLimit
+
+    try:
+        with limited(seconds):
+            return solve_with(planner, heuristic, seconds)
+    except ResourceLimit as exc:
+        if exc.status != TIMEOUT:
+            raise
+        poll()  # an outer budget that is spent too ends the whole call here
+        return None

@@ -374,3 +374,55 @@ def test_every_result_reports_cpu_time_beside_wall_time():
     out = CliRunner().invoke(main, ["plan", "problems/blocksworld/sussman.json", "--planner", "astar", "--json"]).output
     data = json.loads(out)
     assert list(data)[list(data).index("seconds") + 1] == "cpu_seconds" and data["cpu_seconds"] >= 0
+
+
+def _pretend_fast_downward_is_installed(monkeypatch, started):
+    """`auto` sees a Fast Downward driver; starting it records the call instead of running it."""
+    from pathlib import Path
+
+    import groundplan.planners.fast_downward as fd
+    from groundplan.planners.result import TIMEOUT, PlanResult
+
+    def plan_with_fast_downward(task, search=None, time_limit=None, memory_limit=None):
+        started.append(time_limit)
+        return PlanResult(TIMEOUT, "fd", reason="stand-in for Fast Downward")
+
+    monkeypatch.setattr(fd, "driver", lambda: Path("fast-downward.py"))
+    monkeypatch.setattr(fd, "plan_with_fast_downward", plan_with_fast_downward)
+
+
+@pytest.mark.parametrize("path", SMALL)
+def test_auto_settles_a_tiny_task_itself_without_starting_fast_downward(path, monkeypatch):
+    """Issue 35 item 5: Fast Downward's start-up made `auto` the slowest choice on tiny tasks."""
+    started = []
+    _pretend_fast_downward_is_installed(monkeypatch, started)
+    result = solve(Task.load(path), planner="auto", time_limit=60)
+    assert started == []
+    assert result.status == SOLVED_OPTIMAL and result.cost == KNOWN[path]
+    assert result.planner == "auto:bfs" and result.reason.startswith("auto chose bfs (a small task")
+
+
+def test_auto_hands_a_task_its_slice_does_not_settle_to_fast_downward_then_to_our_astar(monkeypatch):
+    from groundplan.planners.portfolio import SMALL_SLICE, run_auto
+    from groundplan.planners.result import TIMEOUT, PlanResult
+
+    started = []
+    _pretend_fast_downward_is_installed(monkeypatch, started)
+    calls = []
+
+    def solve_with(planner, heuristic, seconds):
+        calls.append((planner, heuristic, seconds))
+        return PlanResult(TIMEOUT, planner, reason="stand-in")
+
+    result = run_auto(Task.load("problems/gripper/prob04.json"), solve_with, 100.0)
+    assert [c[:2] for c in calls] == [("bfs", None), ("fd", None), ("astar", "hmax")]
+    assert calls[0][2] == SMALL_SLICE and 45 < calls[1][2] <= 50  # the slice, then half of what is left
+    assert result.status == TIMEOUT and result.planner == "auto:fd"
+
+
+def test_auto_without_fast_downward_keeps_its_order(monkeypatch):
+    import groundplan.planners.fast_downward as fd
+    from groundplan.planners.portfolio import choices
+
+    monkeypatch.setattr(fd, "driver", lambda: None)
+    assert [c[:2] for c in choices(Task.load("problems/gripper/prob01.json"))] == [("astar", "hmax")]

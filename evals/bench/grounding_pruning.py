@@ -33,15 +33,23 @@ SHIPPED = ["domains/kitchen/tasks/sync/03_lettuce_tomato_sandwich.json",
 
 def load(name: str, ipc: Path, prune: bool):
     from groundplan.engine import Task
-    from groundplan.engine.loader import build_problem, load_domain, load_problem
-    from groundplan.engine.pddl.reader import import_pddl
+    from groundplan.engine.loader import load_problem
 
     if name.endswith(".json"):
         return Task(load_problem(str(ROOT / name)), prune=prune)
     folder, problem = name.split("/")
     index = json.loads((ipc / "index.json").read_text())
     domain_file = next(d for d, p in index[folder]["problems"] if p == problem)
-    domain, problems = import_pddl(str(ipc / folder / domain_file), [str(ipc / folder / problem)])
+    return load_pddl(ipc / folder / domain_file, ipc / folder / problem, name, prune)
+
+
+def load_pddl(domain_file, problem_file, name: str, prune: bool = True):
+    """A Task from a PDDL domain and problem file (our importer, grounded lazily)."""
+    from groundplan.engine import Task
+    from groundplan.engine.loader import build_problem, load_domain
+    from groundplan.engine.pddl.reader import import_pddl
+
+    domain, problems = import_pddl(str(domain_file), [str(problem_file)])
     return Task(build_problem(problems[0], name, None, domain=load_domain(domain)), prune=prune)
 
 

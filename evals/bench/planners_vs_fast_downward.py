@@ -27,7 +27,6 @@ import os
 import pstats
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -92,17 +91,31 @@ def run_ours(task, planner, heuristic):
     return result.cost, result.expanded, result.cpu_seconds  # CPU, as Fast Downward's "Search time"
 
 
-def run_fast_downward(folder: Path, search: str):
-    from groundplan.planners.fast_downward import driver
+def fast_downward_process(folder: Path, search: str, domain="domain.pddl", problem="problem.pddl", options=(),
+                          timeout: float | None = None):
+    """Run Fast Downward's driver in `folder` (its plan and SAS files land there); `options` go
+    before the PDDL files (`--overall-time-limit 60s`). None when `timeout` wall seconds pass."""
+    from groundplan.planners.fast_downward import _run, driver
 
-    run = subprocess.run([sys.executable, str(driver()), "--plan-file", "plan", "domain.pddl", "problem.pddl",
-                          "--search", search], cwd=folder, capture_output=True, text=True)
-    if run.returncode != 0:
+    return _run([sys.executable, str(driver()), "--plan-file", "plan", "--sas-file", "output.sas", *options,
+                 str(domain), str(problem), "--search", search], folder, timeout)
+
+
+def read_fast_downward(stdout: str):
+    """(plan cost, expansions, search CPU seconds) from the driver's output; None without a plan."""
+    costs = re.findall(r"Plan cost: ([0-9.]+)", stdout)
+    if not costs:
         return None
-    expanded = int(re.findall(r"Expanded (\d+) state", run.stdout)[-1])
-    seconds = float(re.findall(r"Search time: ([0-9.]+)s", run.stdout)[-1])
-    cost = float(re.findall(r"Plan cost: ([0-9.]+)", run.stdout)[-1])
-    return cost, expanded, seconds
+    expanded = int(re.findall(r"Expanded (\d+) state", stdout)[-1])
+    seconds = float(re.findall(r"Search time: ([0-9.]+)s", stdout)[-1])
+    return float(costs[-1]), expanded, seconds
+
+
+def run_fast_downward(folder: Path, search: str):
+    run = fast_downward_process(folder, search)
+    if run is None or run.returncode != 0:
+        return None
+    return read_fast_downward(run.stdout)
 
 
 def run_pyperplan(folder: Path, algorithm: str):

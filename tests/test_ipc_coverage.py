@@ -1,0 +1,61 @@
+"""The IPC coverage benchmark's own logic (evals/bench/ipc_coverage.py), without Fast Downward runs.
+
+The benchmark decides whether a run fails (an optimal cost that disagrees with Fast Downward's is
+a bug) and which tasks a quick run takes; those parts are checked here on the classic PDDL tasks
+the project ships, never on the IPC folder in ../shared (competition data, not the project's)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "evals" / "bench"))
+
+import ipc_coverage as bench  # noqa: E402
+
+
+def test_the_classics_are_listed_in_natural_order_and_filtered():
+    tasks = bench.task_list(None, None, None)
+    gripper = [t["name"] for t in tasks if t["domain"] == "classic-gripper"]
+    assert gripper == ["prob01.pddl", "prob02.pddl", "prob03.pddl", "prob04.pddl"]
+    assert {t["domain"] for t in tasks} == {"classic-blocksworld", "classic-gripper"}
+    assert [t["name"] for t in bench.task_list(None, ["gripper"], 2)] == ["prob01.pddl", "prob02.pddl"]
+    assert sorted(["pfile10.pddl", "pfile2.pddl", "pfile1.pddl"], key=bench.natural) == ["pfile1.pddl", "pfile2.pddl",
+                                                                                        "pfile10.pddl"]
+
+
+def test_our_worker_solves_a_classic_with_both_configs():
+    task = next(t for t in bench.task_list(None, ["blocksworld"], None) if t["name"] == "sussman.pddl")
+    for config in ("optimal", "satisficing"):
+        out = bench.worker(dict(task, config=config, memory=2048))
+        assert out["status"].startswith("solved") and out["cost"] == 6, out
+        assert out["expanded"] > 0 and out["search_cpu"] >= 0
+
+
+def test_an_import_failure_is_that_task_result(tmp_path):
+    (tmp_path / "domain.pddl").write_text("(define (domain broken) (:predicates (p ?x ?x)) (:action a :parameters ()")
+    (tmp_path / "problem.pddl").write_text("(define (problem q) (:domain broken))")
+    out = bench.worker(dict(domain="broken", name="q", domain_file=str(tmp_path / "domain.pddl"),
+                            problem_file=str(tmp_path / "problem.pddl"), config="optimal", memory=2048))
+    assert out["status"] == "import-error" and out["message"]
+
+
+def _run(status, cost=None, expanded=10, search_cpu=0.5):
+    return dict(status=status, cost=cost, expanded=expanded, search_cpu=search_cpu)
+
+
+def test_the_summary_counts_coverage_and_flags_an_optimal_disagreement():
+    records = [
+        dict(domain="d", name="p1", optimal=dict(ours=_run("solved-optimal", 5), fd=_run("solved-optimal", 5, 100, 0.1)),
+             satisficing=dict(ours=_run("solved-satisficing", 6), fd=_run("solved-satisficing", 7))),
+        dict(domain="d", name="p2", optimal=dict(ours=_run("timeout"), fd=_run("solved-optimal", 9)),
+             satisficing=dict(ours=_run("import-error"), fd=_run("solved-satisficing", 9))),
+    ]
+    summary, bugs = bench.summarise(records, ["optimal", "satisficing"])
+    opt, sat = summary["d"]["optimal"], summary["d"]["satisficing"]
+    assert (opt["ours"], opt["fd"], opt["both"]) == (1, 2, 1) and bugs == []
+    assert opt["median_rate_ratio"] == (10 / 0.5) / (100 / 0.1)
+    assert (sat["ours"], sat["fd"], sat["cheaper"], sat["equal"], sat["dearer"]) == (1, 2, 1, 0, 0)
+    records[0]["optimal"]["ours"]["cost"] = 4
+    _, bugs = bench.summarise(records, ["optimal", "satisficing"])
+    assert len(bugs) == 1 and "d/p1" in bugs[0]
