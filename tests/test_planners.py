@@ -420,6 +420,18 @@ def test_auto_hands_a_task_its_slice_does_not_settle_to_fast_downward_then_to_ou
     assert result.status == TIMEOUT and result.planner == "auto:fd"
 
 
+def test_auto_leaves_grounding_to_the_planners_it_starts(monkeypatch):
+    """Deciding the last resort grounds the whole task (18 s on IPC depot pfile22): with Fast
+    Downward tried first, that question waits until the last resort is reached."""
+    from groundplan.planners.portfolio import LAST_RESORT, choices
+
+    _pretend_fast_downward_is_installed(monkeypatch, [])
+    task = Task.load("problems/gripper/prob04.json")
+    steps = choices(task)
+    assert [s[0] for s in steps] == ["bfs", "fd", LAST_RESORT]
+    assert task._universes == {}  # nothing grounded to choose
+
+
 def test_auto_without_fast_downward_keeps_its_order(monkeypatch):
     import groundplan.planners.fast_downward as fd
     from groundplan.planners.portfolio import choices
