@@ -1,0 +1,171 @@
+"""h_max and LM-cut's rounds compiled with numba, over the flat tables of lmcut.py (issue 35).
+
+Why: after the tables were flattened (lmcut.py), what remains of an evaluation's cost is the
+per-round h_max exploration, interpreted statement by statement; it cannot be made incremental
+without changing LM-cut's values (lmcut.py's docstring). The same exploration compiled runs
+20-50x faster. The kernels here do exactly what lmcut.explore and lmcut.lmcut do, in the same
+order: one LIFO stack per cost bucket, kept as a linked list (the most recent push is popped
+first, as list.pop() does), the true facts pushed first in ascending order, then the
+precondition-free actions' effects, so every action hangs from the same precondition and the
+values and cuts are identical to the reference's (tests/test_lmcut_fast.py, tests/test_kernels.py).
+
+Nothing here is imported until a search has run long enough for compilation to pay off (see
+`wanted`); numba itself is imported only then, so `import groundplan` stays fast, and the
+compiled code is cached on disk (cache=True) so later processes load it instead of compiling.
+Without numba (not installed, or GROUNDPLAN_JIT=0) the pure-Python functions of lmcut.py run.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+INF = 1 << 60
+_state = {"kernels": None, "failed": False}
+
+# a search switches to the compiled kernels once its heuristic has been in use this long (wall
+# seconds): loading them from numba's cache costs about this much, so tiny tasks never pay it
+WARMUP_SECONDS = 0.3
+
+
+def mode() -> str:
+    """GROUNDPLAN_JIT: 'auto' (the default: compiled once a search runs long enough), '1' (always
+    compiled when numba imports) or '0' (never)."""
+    value = os.environ.get("GROUNDPLAN_JIT", "auto").strip().lower()
+    return {"0": "0", "off": "0", "no": "0", "false": "0", "1": "1", "on": "1", "yes": "1", "true": "1"}.get(value, "auto")
+
+
+def kernels():
+    """The compiled kernels (a namespace), or None when numba cannot be imported."""
+    if _state["kernels"] is None and not _state["failed"]:
+        try:
+            from . import _compiled
+        except ImportError:
+            _state["failed"] = True
+            return None
+        _state["kernels"] = _compiled
+    return _state["kernels"]
+
+
+class Switch:
+    """Decides, per heuristic, when to move from the Python path to the compiled one."""
+
+    __slots__ = ("began", "calls", "on")
+
+    def __init__(self):
+        self.began = None
+        self.calls = 0
+        self.on = None  # None: undecided; True/False once decided
+
+    def compiled(self) -> bool:
+        if self.on is not None:
+            return self.on
+        m = mode()
+        if m == "0":
+            self.on = False
+            return False
+        if m == "1":
+            self.on = kernels() is not None
+            return self.on
+        self.calls += 1
+        if self.calls & 63:
+            return False
+        now = time.perf_counter()
+        if self.began is None:
+            self.began = now
+            return False
+        if now - self.began < WARMUP_SECONDS:
+            return False
+        self.on = kernels() is not None
+        return self.on
+
+
+class Tables:
+    """lmcut.LMCutData's lists as numpy arrays, in one int64 block (a single argument to pass)."""
+
+    def __init__(self, data):
+        import numpy as np
+
+        n_actions = len(data.pre)
+        size = data.size  # facts + GOAL + INIT
+        max_fid = max(data.dense, default=-1)
+        fact_dense = np.full(max_fid + 1, -1, dtype=np.int64)
+        for fid, d in data.dense.items():
+            fact_dense[fid] = d
+
+        def csr(lists):
+            start = np.zeros(len(lists) + 1, dtype=np.int64)
+            flat = []
+            for i, items in enumerate(lists):
+                flat.extend(items)
+                start[i + 1] = len(flat)
+            return start, np.asarray(flat, dtype=np.int64)
+        add_start, add_idx = csr(data.add)
+        users_start, users_idx = csr(data.users)  # consumers of every fact, INIT's: the free actions
+        adders_start, adders_idx = csr(data.adders + [[]])
+        parts = [np.asarray(data.count, dtype=np.int64), np.asarray(data.cost, dtype=np.int64),
+                 add_start, add_idx, users_start, users_idx, adders_start, adders_idx,
+                 np.asarray(data.free, dtype=np.int64), fact_dense]
+        header = [size, n_actions, data.init, data.goal, len(parts)]
+        offsets = []
+        at = len(header) + 2 * len(parts)
+        for p in parts:
+            offsets += [at, at + len(p)]
+            at += len(p)
+        self.block = np.concatenate([np.asarray(header + offsets, dtype=np.int64), *parts])
+        self.n_true_bytes = (max_fid + 8) // 8
+        self.empty = np.zeros(0, dtype=np.int64)
+        # one LIFO stack per cost level, heads only (-1: empty); kernels leave it empty, and say
+        # when a level beyond it was reached (-2): it then doubles and the call is repeated
+        self.head = np.full(max(64, 2 * (max(data.cost, default=0) + 1)), -1, dtype=np.int64)
+
+    def grow(self, at_least: int = 0):
+        import numpy as np
+
+        self.head = np.full(max(2 * len(self.head), at_least), -1, dtype=np.int64)
+
+
+def lmcut(tables: Tables, reached: int, cuts: list | None = None) -> float:
+    """h^LM-cut by the compiled kernel; the same value (and cuts) as lmcut.lmcut."""
+    k = _state["kernels"]
+    raw = reached.to_bytes((reached.bit_length() + 7) // 8, "little")
+    if cuts is None:
+        h = k.lmcut_value(tables.block, tables.head, raw)
+        while h == -2:
+            tables.grow()
+            h = k.lmcut_value(tables.block, tables.head, raw)
+    else:
+        h = -2
+        while h == -2:
+            h, flat, bounds, sizes = k.lmcut_cuts(tables.block, tables.head, raw)
+            if h == -2:
+                tables.grow()
+        for i in range(len(sizes)):
+            cuts.append((sorted(int(a) for a in flat[bounds[i]:bounds[i + 1]]), int(sizes[i])))
+    return float("inf") if h < 0 else int(h)
+
+
+def hmax(tables: Tables, reached: int, schedule: dict | None = None) -> float:
+    """h_max by the compiled kernel; `schedule` maps a step to the facts timers add then."""
+    import numpy as np
+
+    k = _state["kernels"]
+    raw = reached.to_bytes((reached.bit_length() + 7) // 8, "little")
+    if schedule:
+        facts, times = [], []
+        for at, mask in schedule.items():
+            while mask:
+                low = mask & -mask
+                facts.append(low.bit_length() - 1)
+                times.append(int(at))
+                mask ^= low
+        facts, times = np.asarray(facts, dtype=np.int64), np.asarray(times, dtype=np.int64)
+        h = k.hmax_value(tables.block, tables.head, raw, facts, times)
+        while h == -2:
+            tables.grow(max(times) + 1)
+            h = k.hmax_value(tables.block, tables.head, raw, facts, times)
+    else:
+        h = k.hmax_value(tables.block, tables.head, raw, tables.empty, tables.empty)
+        while h == -2:
+            tables.grow()
+            h = k.hmax_value(tables.block, tables.head, raw, tables.empty, tables.empty)
+    return float("inf") if h < 0 else int(h)
