@@ -119,6 +119,7 @@ def test_the_heuristics_switch_to_the_kernels_once_a_search_runs_long(monkeypatc
         values = [h(s) for _ in range(200)]
         assert h.switch.on is True and len(set(values)) == 1
     monkeypatch.setattr(kernels, "WARMUP_SECONDS", 3600.0)
+    monkeypatch.setitem(kernels._state, "kernels", None)  # as in a process that has not loaded them yet
     h = make(task, "lmcut")
     for _ in range(200):
         h(task.initial_state())
@@ -162,3 +163,19 @@ def test_running_timers_are_scheduled_alike():
                 assert kernels.hmax(tables, reached, schedule) == hmax.python(hmax.r, reached, schedule)
                 checked += 1
     assert checked
+
+
+def test_the_compiled_from_bits_equals_the_python_one(monkeypatch):
+    monkeypatch.setenv("GROUNDPLAN_JIT", "1")
+    task = _setup(WORLDS[2])[0]
+    rng = random.Random(7)
+    for name in ("lmcut", "hmax"):
+        h, reference_h = make(task, name), make(task, name)
+        reference_h.switch.on = False
+        state = task.initial_state()
+        h.from_bits(h.r.initial_facts(state))
+        assert h._bits is not None
+        for _ in range(30):
+            bits = h.r.initial_facts(state)
+            assert h.from_bits(bits) == reference_h.from_bits(bits)
+            state = task.apply(state, rng.choice(task.applicable(state)))

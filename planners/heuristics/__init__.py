@@ -160,6 +160,12 @@ class HMax(_Relaxed):
         super().__init__(relaxation)
         self.switch = kernels.Switch()  # to the compiled exploration (kernels.py) once a search runs long enough
         self._compiled = {}
+        self._bits = None  # the compiled from_bits, once switched
+
+    def from_bits(self, bits: int):
+        if self._bits is not None:
+            return self._bits(bits)
+        return super().from_bits(bits)
 
     def evaluate(self, r: Relaxation, reached: int, schedule: dict):
         if not r.integral:
@@ -170,6 +176,8 @@ class HMax(_Relaxed):
                 from .lmcut import LMCutData
 
                 tables = self._compiled[id(r)] = kernels.Tables(LMCutData(r))
+                if r is self.r:
+                    self._bits = kernels.bits_function(tables, "hmax")
             return kernels.hmax(tables, reached, schedule)
         return self.python(r, reached, schedule)
 
@@ -253,6 +261,12 @@ class LMCut(_PerRelaxation):
     def __init__(self, relaxation: Relaxation):
         super().__init__(relaxation)
         self.switch = kernels.Switch()  # to the compiled rounds (kernels.py) once a search runs long enough
+        self._bits = None  # the compiled from_bits, once switched
+
+    def from_bits(self, bits: int):
+        if self._bits is not None:
+            return self._bits(bits)
+        return super().from_bits(bits)
 
     def build(self, r):
         from .lmcut import LMCutData
@@ -262,6 +276,8 @@ class LMCut(_PerRelaxation):
     def evaluate(self, r, reached, schedule):
         data = self.tables(r)
         if self.switch.compiled() and not r.goal_unreachable and data.integral:
+            if r is self.r and self._bits is None:
+                self._bits = kernels.bits_function(data.compiled(), "lmcut")
             return kernels.lmcut(data.compiled(), reached)
         from .lmcut import lmcut
 
