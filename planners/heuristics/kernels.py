@@ -8,6 +8,8 @@ order: one LIFO stack per cost bucket, kept as a linked list (the most recent pu
 first, as list.pop() does), the true facts pushed first in ascending order, then the
 precondition-free actions' effects, so every action hangs from the same precondition and the
 values and cuts are identical to the reference's (tests/test_lmcut_fast.py, tests/test_kernels.py).
+The compiled tables keep only the facts and actions that can lead to the goal (Tables: why that
+changes no value); on satellite p03 that drops a third of the actions.
 
 Nothing here is imported until a search has run long enough for compilation to pay off (see
 `wanted`); numba itself is imported only then, so `import groundplan` stays fast, and the
@@ -91,12 +93,51 @@ class Tables:
     def __init__(self, data):
         import numpy as np
 
-        n_actions = len(data.pre)
-        size = data.size  # facts + GOAL + INIT
+        # Only what can lead to the goal is kept: the facts the goal needs, backwards through every
+        # action adding one of them (all its preconditions), and those actions. A fact outside it
+        # only ever enables actions outside it, which add facts outside it: popping one pushes
+        # nothing kept, so the kept facts are popped in the same order, every kept action hangs
+        # from the same precondition, and no cut action (it adds a goal-zone fact) is lost.
+        # Numbers are renumbered in their original order; `actions` maps back (for the cuts).
+        fact_kept = bytearray(data.size)
+        fact_kept[data.goal] = 1
+        action_kept = bytearray(len(data.pre))
+        stack = [data.goal]
+        while stack:
+            f = stack.pop()
+            for a in data.adders[f]:
+                if not action_kept[a]:
+                    action_kept[a] = 1
+                    for p in data.pre[a]:
+                        if not fact_kept[p]:
+                            fact_kept[p] = 1
+                            stack.append(p)
+        fact_kept[data.init] = 1
+        new_fact = [-1] * data.size
+        n = 0
+        for f in range(data.size):
+            if fact_kept[f]:
+                new_fact[f] = n
+                n += 1
+        kept_actions = [a for a in range(len(data.pre)) if action_kept[a]]
+        new_action = [-1] * len(data.pre)
+        for i, a in enumerate(kept_actions):
+            new_action[a] = i
+        self.actions = kept_actions
+        n_actions = len(kept_actions)
+        size = sum(fact_kept)
+        init, goal = new_fact[data.init], new_fact[data.goal]
         max_fid = max(data.dense, default=-1)
         fact_dense = np.full(max_fid + 1, -1, dtype=np.int64)
         for fid, d in data.dense.items():
-            fact_dense[fid] = d
+            fact_dense[fid] = new_fact[d]
+        kept_facts = [f for f in range(data.size) if fact_kept[f]]
+        add = [[new_fact[e] for e in data.add[a] if fact_kept[e]] for a in kept_actions]
+        users = [[new_action[a] for a in data.users[f] if action_kept[a]] for f in kept_facts]
+        adders = [[new_action[a] for a in (data.adders[f] if f < len(data.adders) else ())] for f in kept_facts]
+        count = [data.count[a] for a in kept_actions]
+        cost = [data.cost[a] for a in kept_actions]
+        free = [new_action[a] for a in data.free if action_kept[a]]
 
         def csr(lists):
             start = np.zeros(len(lists) + 1, dtype=np.int64)
@@ -105,13 +146,13 @@ class Tables:
                 flat.extend(items)
                 start[i + 1] = len(flat)
             return start, np.asarray(flat, dtype=np.int64)
-        add_start, add_idx = csr(data.add)
-        users_start, users_idx = csr(data.users)  # consumers of every fact, INIT's: the free actions
-        adders_start, adders_idx = csr(data.adders + [[]])
-        parts = [np.asarray(data.count, dtype=np.int64), np.asarray(data.cost, dtype=np.int64),
+        add_start, add_idx = csr(add)
+        users_start, users_idx = csr(users)  # consumers of every fact, INIT's: the free actions
+        adders_start, adders_idx = csr(adders)
+        parts = [np.asarray(count, dtype=np.int64), np.asarray(cost, dtype=np.int64),
                  add_start, add_idx, users_start, users_idx, adders_start, adders_idx,
-                 np.asarray(data.free, dtype=np.int64), fact_dense]
-        header = [size, n_actions, data.init, data.goal, len(parts)]
+                 np.asarray(free, dtype=np.int64), fact_dense]
+        header = [size, n_actions, init, goal, len(parts)]
         offsets = []
         at = len(header) + 2 * len(parts)
         for p in parts:
@@ -122,7 +163,7 @@ class Tables:
         self.empty = np.zeros(0, dtype=np.int64)
         # one LIFO stack per cost level, heads only (-1: empty); kernels leave it empty, and say
         # when a level beyond it was reached (-2): it then doubles and the call is repeated
-        self.head = np.full(max(64, 2 * (max(data.cost, default=0) + 1)), -1, dtype=np.int64)
+        self.head = np.full(max(64, 2 * (max(cost, default=0) + 1)), -1, dtype=np.int64)
 
     def grow(self, at_least: int = 0):
         import numpy as np
@@ -145,8 +186,9 @@ def lmcut(tables: Tables, reached: int, cuts: list | None = None) -> float:
             h, flat, bounds, sizes = k.lmcut_cuts(tables.block, tables.head, raw)
             if h == -2:
                 tables.grow()
+        actions = tables.actions
         for i in range(len(sizes)):
-            cuts.append((sorted(int(a) for a in flat[bounds[i]:bounds[i + 1]]), int(sizes[i])))
+            cuts.append((sorted(actions[a] for a in flat[bounds[i]:bounds[i + 1]]), int(sizes[i])))
     return float("inf") if h < 0 else int(h)
 
 
