@@ -138,6 +138,24 @@ def test_the_heuristics_switch_to_the_kernels_once_a_search_runs_long(monkeypatc
     assert h.switch.on is None  # still deciding: a short search stays on the Python path
 
 
+def test_a_long_search_loads_the_kernels_on_a_thread_meanwhile(monkeypatch):
+    import time
+
+    monkeypatch.setenv("GROUNDPLAN_JIT", "auto")
+    monkeypatch.setattr(kernels, "WARMUP_SECONDS", 0.0)
+    monkeypatch.setitem(kernels._state, "kernels", None)  # a process that has not loaded them yet
+    monkeypatch.setitem(kernels._state, "loader", None)
+    task = _setup(WORLDS[0])[0]
+    h = make(task, "lmcut")
+    state = task.initial_state()
+    expected = h(state)
+    deadline = time.monotonic() + 60
+    while h.switch.on is None and time.monotonic() < deadline:
+        assert h(state) == expected  # the Python path, while the thread loads
+    assert h.switch.on is True and h(state) == expected
+    kernels._state["loader"].join()
+
+
 def test_without_numba_the_python_path_runs(monkeypatch):
     monkeypatch.setenv("GROUNDPLAN_JIT", "1")
     monkeypatch.setitem(kernels._state, "kernels", None)

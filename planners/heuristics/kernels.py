@@ -19,16 +19,19 @@ Without numba (not installed, or GROUNDPLAN_JIT=0) the pure-Python functions of 
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 INF = 1 << 60
-_state = {"kernels": None, "failed": False}
+_state = {"kernels": None, "failed": False, "loader": None}
+_lock = threading.Lock()
 
-# a search switches to the compiled kernels once its heuristic has been in use this long (CPU
+# a search asks for the compiled kernels once its heuristic has been in use this long (CPU
 # seconds): importing numba and loading the kernels from its cache costs about this much (0.6 s of
-# CPU measured: numba 0.23 s, this module 0.11 s, the first call 0.28 s), so a search never loses
-# more than about twice what the best choice in hindsight would have cost, and tiny tasks never
-# pay it. Once the kernels are loaded in the process, every later heuristic uses them at once.
+# CPU measured: numba 0.23 s, this module 0.11 s, the first calls 0.28 s), so tiny tasks never pay
+# it. They load on a background thread (compiling, on a cold cache, takes 8 s of CPU) while the
+# search goes on in Python: a search never stalls, and its time limit is kept. Once the kernels
+# are loaded in the process, every later heuristic uses them at once.
 WARMUP_SECONDS = 0.6
 
 
@@ -40,15 +43,37 @@ def mode() -> str:
 
 
 def kernels():
-    """The compiled kernels (a namespace), or None when numba cannot be imported."""
-    if _state["kernels"] is None and not _state["failed"]:
-        try:
-            from . import _compiled
-        except ImportError:
-            _state["failed"] = True
-            return None
-        _state["kernels"] = _compiled
+    """The compiled kernels (a module), loaded now (compiled first on a cold cache), or None when
+    numba cannot be imported."""
+    with _lock:
+        if _state["kernels"] is None and not _state["failed"]:
+            try:
+                from . import _compiled
+            except ImportError:
+                _state["failed"] = True
+                return None
+            _warm(_compiled)
+            _state["kernels"] = _compiled
     return _state["kernels"]
+
+
+def _warm(module) -> None:
+    """Load (or compile) every kernel a heuristic calls, on a one-fact task: the goal, reached by a
+    free action."""
+    from types import SimpleNamespace
+
+    tiny = Tables(SimpleNamespace(size=2, goal=0, init=1, pre=[[]], add=[[0]], adders=[[0]], users=[[], [0]],
+                                  count=[0], cost=[0], free=[0], dense={}))
+    module.lmcut_value(tiny.block, tiny.head, b"")
+    module.hmax_value(tiny.block, tiny.head, b"", tiny.empty, tiny.empty)
+
+
+def load_in_background() -> None:
+    """Start loading the kernels on a daemon thread, once per process."""
+    with _lock:
+        if _state["loader"] is None and _state["kernels"] is None and not _state["failed"]:
+            _state["loader"] = threading.Thread(target=kernels, name="groundplan-kernels", daemon=True)
+            _state["loader"].start()
 
 
 class Switch:
@@ -74,17 +99,19 @@ class Switch:
         if _state["kernels"] is not None:
             self.on = True
             return True
-        self.calls += 1
-        if self.calls & 63:
+        if _state["failed"]:
+            self.on = False
             return False
+        self.calls += 1
+        if self.calls & 63 or self.began == -1.0:
+            return False  # -1: asked for, loading on the loader thread
         now = time.process_time()
         if self.began is None:
             self.began = now
-            return False
-        if now - self.began < WARMUP_SECONDS:
-            return False
-        self.on = kernels() is not None
-        return self.on
+        elif now - self.began >= WARMUP_SECONDS:
+            self.began = -1.0
+            load_in_background()
+        return False
 
 
 class Tables:
@@ -222,14 +249,22 @@ def hmax(tables: Tables, reached: int, schedule: dict | None = None) -> float:
 def bits_function(tables: Tables, name: str):
     """`bits -> value` calling the compiled `name` ('lmcut' or 'hmax') with the least work per
     call: what A* over bitsets (planners/search/strips.py) calls once per generated state."""
-    kernel = _state["kernels"].lmcut_value if name == "lmcut" else _state["kernels"].hmax_value
-    slow = lmcut if name == "lmcut" else hmax
-    block, inf = tables.block, float("inf")
-    extra = () if name == "lmcut" else (tables.empty, tables.empty)
+    k = _state["kernels"]
+    block, empty, inf = tables.block, tables.empty, float("inf")
+    if name == "lmcut":
+        kernel = k.lmcut_value
 
-    def value(bits: int):
-        v = kernel(block, tables.head, bits.to_bytes((bits.bit_length() + 7) >> 3, "little"), *extra)
-        if v >= 0:
-            return v
-        return inf if v == -1 else slow(tables, bits)  # -2: more buckets needed; the slow path grows them
+        def value(bits: int):
+            v = kernel(block, tables.head, bits.to_bytes((bits.bit_length() + 7) >> 3, "little"))
+            if v >= 0:
+                return v
+            return inf if v == -1 else lmcut(tables, bits)  # -2: more buckets needed; lmcut() grows them
+    else:
+        kernel = k.hmax_value
+
+        def value(bits: int):
+            v = kernel(block, tables.head, bits.to_bytes((bits.bit_length() + 7) >> 3, "little"), empty, empty)
+            if v >= 0:
+                return v
+            return inf if v == -1 else hmax(tables, bits)
     return value
