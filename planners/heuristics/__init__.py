@@ -15,6 +15,7 @@ import math
 
 from groundplan.engine.compile import set_bits
 
+from . import kernels
 from .relaxation import Relaxation, unsupported
 
 ADMISSIBLE = ("blind", "hmax", "lmcut", "lmcount", "opcount")
@@ -155,9 +156,33 @@ class HMax(_Relaxed):
     name = "hmax"
     admissible = True
 
+    def __init__(self, relaxation: Relaxation):
+        super().__init__(relaxation)
+        self.switch = kernels.Switch()  # to the compiled exploration (kernels.py) once a search runs long enough
+        self._compiled = {}
+        self._bits = None  # the compiled from_bits, once switched
+
+    def from_bits(self, bits: int):
+        if self._bits is not None:
+            return self._bits(bits)
+        return super().from_bits(bits)
+
     def evaluate(self, r: Relaxation, reached: int, schedule: dict):
         if not r.integral:
             return _propagate(r, reached, max, schedule)[0]
+        if self.switch.compiled():
+            tables = self._compiled.get(id(r))
+            if tables is None:
+                from .lmcut import LMCutData
+
+                tables = self._compiled[id(r)] = kernels.Tables(LMCutData(r))
+                if r is self.r:
+                    self._bits = kernels.bits_function(tables, "hmax")
+            return kernels.hmax(tables, reached, schedule)
+        return self.python(r, reached, schedule)
+
+    def python(self, r: Relaxation, reached: int, schedule: dict):
+        """The interpreted exploration (the fallback, and the reference the compiled one is tested against)."""
         if r.goal_reached(reached):
             return 0
         # Relaxed exploration over the successor trie in cost buckets: every node is activated
@@ -233,15 +258,30 @@ class LMCut(_PerRelaxation):
     name = "lmcut"
     admissible = True
 
+    def __init__(self, relaxation: Relaxation):
+        super().__init__(relaxation)
+        self.switch = kernels.Switch()  # to the compiled rounds (kernels.py) once a search runs long enough
+        self._bits = None  # the compiled from_bits, once switched
+
+    def from_bits(self, bits: int):
+        if self._bits is not None:
+            return self._bits(bits)
+        return super().from_bits(bits)
+
     def build(self, r):
         from .lmcut import LMCutData
 
         return LMCutData(r)
 
     def evaluate(self, r, reached, schedule):
+        data = self.tables(r)
+        if self.switch.compiled() and not r.goal_unreachable and data.integral:
+            if r is self.r and self._bits is None:
+                self._bits = kernels.bits_function(data.compiled(), "lmcut")
+            return kernels.lmcut(data.compiled(), reached)
         from .lmcut import lmcut
 
-        return lmcut(self.tables(r), reached)
+        return lmcut(data, reached)
 
 
 class LandmarkCount(_PerRelaxation):

@@ -40,6 +40,15 @@ class LMCutData(_Numbering):
         self.fresh_cost = [INF] * self.size
         self.fresh_supporter = [-1] * len(self.pre)
         self.users = self.consumers + [list(self.free)]  # INIT's consumers: the free actions
+        self._compiled = None
+
+    def compiled(self):
+        """These tables as the compiled kernels' arrays (kernels.Tables), built on first use."""
+        if self._compiled is None:
+            from .kernels import Tables
+
+            self._compiled = Tables(self)
+        return self._compiled
 
 
 def true_facts(data: LMCutData, reached: int) -> list[int]:
