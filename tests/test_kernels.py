@@ -2,8 +2,9 @@
 
 LM-cut: values and cuts equal to planners/heuristics/lmcut_reference.py; h_max: values equal to
 the interpreted h_max (HMax.python), with running timers scheduled. Same worlds and random walks
-as tests/test_lmcut_fast.py, plus four IPC tasks from the shared data folder when it is there
-(satellite's tables lose a third of their actions to the relevance pruning: still equal). Also: the Python path is used when numba is missing or for a short
+as tests/test_lmcut_fast.py (the IPC tasks, which tests never read, are checked the same way by
+evals/bench/heuristic_values.py; satellite's tables lose a third of their actions to the relevance
+pruning there, and stay equal). Also: the Python path is used when numba is missing or for a short
 search, `import groundplan.planners` does not import numba, and a bucket table that is too short
 grows without changing a value.
 """
@@ -31,9 +32,6 @@ WORLDS = ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json"
           "domains/kitchen/tasks/sync/04_burger.json",
           "pddl:evals/bench/pddl/gripper/prob02.pddl", "pddl:evals/bench/pddl/blocksworld/sussman.pddl",
           "up:depot", "up:miconic"]
-IPC = ROOT.parent / "shared" / "data" / "ipc"  # the shared IPC tasks (never committed); skipped without them
-IPC_TASKS = ["ipc:satellite/p03-pfile3.pddl", "ipc:elevators-opt08-strips/p01.pddl", "ipc:depot/pfile2.pddl",
-             "ipc:scanalyzer-opt11-strips/p02.pddl"]
 
 compiled = pytest.importorskip("numba") and kernels.kernels()
 
@@ -50,14 +48,6 @@ def _setup(world: str):
     if world.startswith("pddl:"):
         problem = ROOT / world[5:]
         task = _pddl(problem.parent / "domain.pddl", problem)
-    elif world.startswith("ipc:"):
-        import json
-
-        if not (IPC / "index.json").exists():
-            pytest.skip("the shared IPC tasks are not here")
-        folder, name = world[4:].split("/")
-        domain = next(d for d, p in json.loads((IPC / "index.json").read_text())[folder]["problems"] if p == name)
-        task = _pddl(IPC / folder / domain, IPC / folder / name)
     elif world.startswith("up:"):
         up = pytest.importorskip("unified_planning")
         base = Path(up.__file__).parent / "test" / "pddl" / world[3:]
@@ -88,12 +78,12 @@ def _agree(world, state):
         assert kernels.hmax(hmax_tables, reached) == hmax.python(hr, reached, {})
 
 
-@pytest.mark.parametrize("world", WORLDS + IPC_TASKS)
+@pytest.mark.parametrize("world", WORLDS)
 def test_initial_state_values_equal_the_python_paths(world):
     _agree(world, _setup(world)[0].initial_state())
 
 
-@pytest.mark.parametrize("world", WORLDS + IPC_TASKS)
+@pytest.mark.parametrize("world", WORLDS)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 25))
 def test_random_walk_states_equal_the_python_paths(world, seed, steps):
