@@ -49,6 +49,7 @@ class Layout:
         self.cost = cost
         self._open_reachable_locks(locked, carried_key, keys_on_grid)
         self._faces: dict = {}
+        self._pairs: dict = {}
 
     def _open_reachable_locks(self, locked: dict, carried_key, keys_on_grid: dict) -> None:
         """A locked door counts as passable (cost 2) once a key of its colour is reachable."""
@@ -77,6 +78,52 @@ class Layout:
                     seen.add(nxt)
                     todo.append(nxt)
         return seen
+
+    def distance(self, pose: tuple, target: tuple, guide: dict) -> float:
+        """Fewest actions from `pose` to stand next to `target` facing it: A* forward from the pose,
+        guided by `guide`, the same distances on the open grid (every door open, every item gone).
+        Entering a cell never costs less here than there, so the guide is consistent and the first
+        pose that faces the target is reached by a cheapest path; this visits a few dozen poses
+        where a whole backward table would visit every pose of the grid."""
+        key = (pose, target)
+        found = self._pairs.get(key)
+        if found is not None:
+            return found
+        h0 = guide.get(pose)
+        if h0 is None:
+            self._pairs[key] = math.inf
+            return math.inf
+        cost = self.cost
+        tx, ty = target
+        best = {pose: 0}
+        heap = [(h0, 0, pose)]  # (f, -g, pose): among equal f, the deepest first
+        found = math.inf
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            _, g, node = pop(heap)
+            g = -g
+            if g > best[node]:
+                continue
+            x, y, d = node
+            dx, dy = DIRS[d]
+            nx, ny = x + dx, y + dy
+            if nx == tx and ny == ty:
+                found = g
+                break
+            moves = [((x, y, (d + 1) % 4), g + 1), ((x, y, (d + 3) % 4), g + 1)]
+            step = cost.get((nx, ny))
+            if step:
+                moves.append(((nx, ny, d), g + step))
+            for nxt, g2 in moves:
+                if g2 >= best.get(nxt, math.inf):
+                    continue
+                h = guide.get(nxt)
+                if h is None:
+                    continue
+                best[nxt] = g2
+                push(heap, (g2 + h, -g2, nxt))
+        self._pairs[key] = found
+        return found
 
     def to_face(self, target: tuple) -> dict:
         """{(x, y, dir): fewest actions to stand next to `target` facing it} (backward Dijkstra)."""
@@ -131,6 +178,8 @@ class Estimate:
         self._index = {}
         self._regions: dict = {}
         self._open_grid: Layout | None = None
+        self._open_faces: dict = {}
+        self._door_grids: dict = {}
 
     def _v0(self, fluent, obj):
         """A value in the initial state (doors never move)."""
@@ -168,9 +217,24 @@ class Estimate:
             carried_key = self.colour[carried] if carried and self.kind[carried] == "key" else None
             keys = {p: self.colour[o] for p, o in items.items() if self.kind[o] == "key"}
             found = Layout(self.width, self.height, self.step, doors, items, carried_key, keys, agent)
+            found.guide = self._door_grid(doors)
             if len(self._layouts) > 4096:
                 self._layouts.clear()
             self._layouts[key] = found
+        return found
+
+    def _door_grid(self, doors: dict) -> Layout:
+        """The layout with these doors and no items, a locked door costing 2 like a closed one:
+        nowhere dearer than the real layout, so its distances guide that layout's searches. Doors
+        change far less often than items, so its backward tables are computed once and reused."""
+        key = tuple(sorted((p, s[0] and not s[1]) for p, s in doors.items()))
+        found = self._door_grids.get(key)
+        if found is None:
+            unlocked = {p: (s[0] and not s[1], False, s[2]) for p, s in doors.items()}
+            found = Layout(self.width, self.height, self.step, unlocked, {}, None, {}, (1, 1))
+            if len(self._door_grids) > 256:
+                self._door_grids.clear()
+            self._door_grids[key] = found
         return found
 
     def _region(self, agent: tuple, locked: frozenset) -> tuple:
@@ -257,12 +321,9 @@ class Estimate:
     def _loose_table(self, target: frozenset) -> dict:
         table = self._loose.get(target)
         if table is None:
-            if self._open_grid is None:  # every door open, every item gone
-                doors = {(self._v0("x", d), self._v0("y", d)): (True, False, self.colour[d]) for d in self.doors}
-                self._open_grid = Layout(self.width, self.height, self.step, doors, {}, None, {}, (1, 1))
             table = {}
             for cell in target:
-                for pose, g in self._open_grid.to_face(cell).items():
+                for pose, g in self._open_table(cell).items():
                     if g < table.get(pose, math.inf):
                         table[pose] = g
             self._loose[target] = table
@@ -271,7 +332,21 @@ class Estimate:
     def face(self, layout, pose, target) -> float:
         if target[0] < 0:
             return math.inf
-        return layout.to_face(target).get(pose, math.inf)
+        return layout.distance(pose, target, layout.guide.to_face(target))
+
+    def _open_table(self, target: tuple) -> dict:
+        """{pose: fewest actions to face `target`} on the open grid (every door open, every item
+        gone): a lower bound on the same distance in any layout, computed once per target."""
+        table = self._open_faces.get(target)
+        if table is None:
+            table = self._open_faces[target] = self._open().to_face(target)
+        return table
+
+    def _open(self) -> Layout:
+        if self._open_grid is None:  # every door open, every item gone
+            doors = {(self._v0("x", d), self._v0("y", d)): (True, False, self.colour[d]) for d in self.doors}
+            self._open_grid = Layout(self.width, self.height, self.step, doors, {}, None, {}, (1, 1))
+        return self._open_grid
 
     def keys_of(self, state, colour: str) -> list[tuple]:
         """Cells of the keys of `colour` lying on the grid."""
