@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from itertools import product
 
 DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 
@@ -47,6 +48,9 @@ class Layout:
             else:
                 cost[pos] = 1 if is_open else 2
         self.cost = cost
+        self.locked = locked  # {cell: colour} of the locked doors
+        self.closed = {pos for pos, (is_open, is_locked, _) in doors.items() if not is_open and not is_locked}
+        self.items = set(items)
         self._open_reachable_locks(locked, carried_key, keys_on_grid)
         self._faces: dict = {}
         self._pairs: dict = {}
@@ -125,6 +129,73 @@ class Layout:
         self._pairs[key] = found
         return found
 
+    def detour(self, pose: tuple, keys: frozenset, colours: frozenset, targets: frozenset, extra: int,
+               guide_key: list, guide_target: dict) -> float:
+        """Fewest actions from `pose` to face one of `keys` (a key of one of `colours`), pick it up
+        (1, plus `extra` for emptying the hands first), then face one of `targets`.
+
+        A* over (pose, holding a key yet?) on this layout with two changes that keep it a lower
+        bound over the whole trip: before the key, a locked door of those colours cannot be
+        passed; a door that is not open costs 1.5 to enter before and after the key (its one
+        toggle, shared between the trips, plus a forward for each); an item still costs 2 (the
+        pick up it takes to clear, and a drop before the key can be held or a forward after
+        it; after the key, the cells of such keys cost 1, as the one taken may be there). `guide_key` ([(open-grid table to face a key, what is left after it)]) and
+        `guide_target` (the open-grid table to face a target) are consistent: every step here
+        costs at least as much as on the open grid."""
+        key = ("detour", pose, keys, targets, colours, extra)
+        found = self._pairs.get(key)
+        if found is not None:
+            return found
+
+        def guide(node):
+            x, y, d, phase = node
+            if phase:
+                return guide_target.get((x, y, d))
+            return min((table.get((x, y, d), math.inf) + rest for table, rest in guide_key), default=None)
+
+        start = (*pose, 0)
+        h0 = guide(start)
+        found = math.inf
+        if h0 is not None and h0 < math.inf:
+            cost, locked, closed = self.cost, self.locked, self.closed
+            best = {start: 0}
+            heap = [(h0, 0, start)]
+            pop, push = heapq.heappop, heapq.heappush
+            while heap:
+                _, g, node = pop(heap)
+                g = -g
+                if g > best[node]:
+                    continue
+                x, y, d, phase = node
+                dx, dy = DIRS[d]
+                ahead = (x + dx, y + dy)
+                if phase and ahead in targets:
+                    found = g
+                    break
+                moves = [((x, y, (d + 1) % 4, phase), g + 1), ((x, y, (d + 3) % 4, phase), g + 1)]
+                if not phase and ahead in keys:
+                    moves.append(((x, y, d, 1), g + 1 + extra))
+                step = cost.get(ahead)
+                if phase and ahead in keys:
+                    step = 1  # the key's cell may be the one just emptied
+                colour = locked.get(ahead)
+                if colour is not None and colour in colours:
+                    step = 1.5 if phase else None
+                elif colour is not None or ahead in closed:
+                    step = 1.5 if step else None
+                if step:
+                    moves.append(((*ahead, d, phase), g + step))
+                for nxt, g2 in moves:
+                    if g2 >= best.get(nxt, math.inf):
+                        continue
+                    h = guide(nxt)
+                    if h is None or h == math.inf:
+                        continue
+                    best[nxt] = g2
+                    push(heap, (g2 + h, -g2, nxt))
+        self._pairs[key] = found
+        return found
+
     def to_face(self, target: tuple) -> dict:
         """{(x, y, dir): fewest actions to stand next to `target` facing it} (backward Dijkstra)."""
         table = self._faces.get(target)
@@ -180,6 +251,8 @@ class Estimate:
         self._open_grid: Layout | None = None
         self._open_faces: dict = {}
         self._door_grids: dict = {}
+        self._region_sets: dict = {}
+        self._pair_hops: dict = {}
 
     def _v0(self, fluent, obj):
         """A value in the initial state (doors never move)."""
@@ -267,41 +340,178 @@ class Estimate:
             return 0
         layout = self.layout(state)
         pose = (self._v(state, "agent-x"), self._v(state, "agent-y"), self._v(state, "dir"))
-        bound, _ = self._bound(self.mission, state, layout, pose)
-        return bound
+        pending: list = []
+        self._pending(self.mission, state, 0, pending)
+        held = self.carrying(state)
+        bound = 0
+        for clause, _ in pending:
+            bound = max(bound, clause.bound(self, state, layout, pose, held))
+            if bound == math.inf:
+                return math.inf
+        if len(pending) > 1:
+            bound = max(bound, self._ordered(state, layout, pose, pending, held))
+        return math.ceil(bound - 1e-9)  # plans have whole costs: a fractional bound rounds up
 
-    def _bound(self, node, state, layout, pose) -> tuple[float, list | None]:
-        """(lower bound on the actions `node` still needs, the steps of what is left) where the
-        steps are [(cells, action cost), ...]: stand facing one of the cells, then act."""
+    def _pending(self, node, state, stage: int, out: list) -> None:
+        """[(clause, stage)] of the clauses not yet done; stage = the part of a sequence it is in."""
         if isinstance(node, Clause):
-            if node.done_bit and state.progress & node.done_bit:
-                return 0, None
-            return node.bound(self, state, layout, pose), node.steps(self, state)
+            if not (node.done_bit and state.progress & node.done_bit):
+                out.append((node, stage))
+            return
         kind, parts = node
-        found = [self._bound(part, state, layout, pose) for part in parts]
-        todo = [(b, steps) for b, steps in found if steps is not None]
-        if not todo:
-            return 0, None
-        if kind == "seq":
-            (first, steps), rest = todo[0], [steps for _, steps in todo[1:]]
-            bound = first
-            for later in rest:  # each later part after the one before it, over the loose grid
-                bound += self._chain(steps, later)
-                steps = later
-            return max(bound, max(b for b, _ in todo)), steps
-        if len(todo) == 2:
-            (ba, sa), (bb, sb) = todo
-            bound = max(ba, bb, min(ba + self._chain(sa, sb), bb + self._chain(sb, sa)))
-            return bound, [(sa[-1][0] | sb[-1][0], 0)]
-        return max(b for b, _ in todo), [(frozenset().union(*(s[-1][0] for _, s in todo)), 0)]
+        for i, part in enumerate(parts):
+            self._pending(part, state, i if kind == "seq" else stage, out)
 
-    def _chain(self, done: list, steps: list) -> float:
-        """Fewest actions for `steps` after `done`'s last step, over the loose grid."""
-        cells, total = done[-1][0], 0
-        for target, action in steps:
-            total += self._hop(cells, target) + action
-            cells = target
+    def _ordered(self, state, layout, pose, pending: list, held) -> float:
+        """A lower bound on doing every pending clause, over the orders their events can take.
+
+        An event is a moment the agent faces one of some cells. A door clause (open it, go to
+        it) has one: the step that completes it. An item clause has, in each of two cases: the
+        item is not moved before the clause is done (go to it or pick it up where it lies now:
+        that completing step; put it next to b: the first time the agent faces the cell it lies
+        in now, then, if b stays, the drop facing a cell next to b), or it is (the first facing
+        of its cell now, which comes first for an item is only moved by being picked up there,
+        then the completion, anywhere, and a pick up and a drop more). Completions of a later
+        part of a sequence come after every event of the earlier part; first facings may come
+        any time. The agent's moves are at least the moves to the first event on this layout
+        (`reach`) plus the open-grid moves from each event to the next; its other actions at
+        least one toggle per open clause, one pick up per pickup or put-next clause and one drop
+        per put-next clause (clauses that could share an object share that action). The least
+        of this over the cases and the orders the events can take is a lower bound whatever the
+        real plan does.
+        """
+        options = [clause.cases(self, state, held) for clause, _ in pending]
+        moving = [set(c.objects) if c.kind in ("pickup", "putnext") else set() for c, _ in pending]
+        base = self._actions(state, pending, held)
+        now: dict = {}
+        best = math.inf
+        for choice in product(*options):
+            events, extra = [], 0
+            for k, (evs, moved) in enumerate(choice):
+                first = len(events)
+                for cells, done, after in evs:
+                    events.append((cells, done, k, None if after is None else first + after))
+                if moved and not any(moved & moving[j] for j in range(len(pending)) if j != k):
+                    extra += 2  # the earlier pick up and drop of what was moved
+            bound = self._orders(state, layout, pose, pending, held, events, now) + extra
+            best = min(best, bound)
+        return best + base
+
+    def _orders(self, state, layout, pose, pending, held, events, now) -> float:
+        """The fewest moves through `events` [(cells, completes its clause?, clause, event it
+        follows)] in an order they can take (dynamic programming over subsets)."""
+        n = len(events)
+        before = [0] * n
+        for j, (_, done_j, k_j, after) in enumerate(events):
+            if after is not None:
+                before[j] |= 1 << after
+            if done_j:
+                stage = pending[k_j][1]
+                for i, (_, _, k_i, _) in enumerate(events):
+                    if pending[k_i][1] < stage:
+                        before[j] |= 1 << i
+        # (events done, the cell faced at the last of them that had known cells, or None for none
+        # yet) -> fewest moves. An event that could be anywhere is passed over: the moves from the
+        # event before it to the one after it are at least the open-grid distance between those.
+        # A known event is tied to one of its cells, the same one on the way in and out.
+        table = {(0, None): 0}
+        full = (1 << n) - 1
+        for mask in range(full):
+            for (m, here), g in list(table.items()):
+                if m != mask or g == math.inf:
+                    continue
+                for j in range(n):
+                    bit = 1 << j
+                    if mask & bit or before[j] & ~mask:
+                        continue
+                    there, _, k, _ = events[j]
+                    if not there:
+                        steps = [(here, g)]
+                    elif here is None:
+                        steps = []
+                        for cell in there:
+                            key = (k, cell)
+                            if key not in now:
+                                now[key] = pending[k][0].reach_event(self, state, layout, pose, frozenset({cell}),
+                                                                     held, pending)
+                            steps.append((cell, g + now[key]))
+                    else:
+                        steps = [(cell, g + self._hop1(here, cell)) for cell in there]
+                    for cell, g2 in steps:
+                        if g2 < table.get((mask | bit, cell), math.inf):
+                            table[(mask | bit, cell)] = g2
+        return min((g for (m, _), g in table.items() if m == full), default=math.inf)
+
+    def _actions(self, state, pending: list, held) -> int:
+        """Toggles, pick ups and drops the pending clauses need, shared where they could be."""
+        total = 0
+        for kinds in (("open",), ("pickup", "putnext"), ("putnext",)):
+            groups: list = []  # merged candidate sets: clauses whose candidates meet may share the action
+            for clause, _ in pending:
+                if clause.kind not in kinds:
+                    continue
+                names = set(clause.objects)
+                joined = [g for g in groups if g[0] & names]
+                merged = (names.union(*(g[0] for g in joined)), sum(g[1] for g in joined) + 1, clause)
+                groups = [g for g in groups if g not in joined] + [merged]
+            for names, count, clause in groups:
+                if kinds == ("open",):
+                    again = count == 1 and all(self.task.atom_holds(state, "open", (d,)) for d in names)
+                    total += 2 if again else 1  # a door open now must be shut and opened again
+                elif kinds == ("putnext",) or held not in names:
+                    total += 1
         return total
+
+    def reach(self, state, layout, pose, cells, held, need: frozenset = frozenset(), spare: bool = True) -> float:
+        """A lower bound on the actions to face one of `cells` from `pose`: the distance on this
+        layout, and, when the way there needs a key (a locked door of a colour in `need` is the
+        target, or every cell lies beyond locked doors from the agent's part of the grid), the
+        trip via a reachable key of such a colour (Layout.detour). `spare`: emptying the hands
+        before the key pick up is an action of its own (not a drop some clause counts)."""
+        if not cells:
+            return 0
+        base = min(self.face(layout, pose, c) for c in cells)
+        if base == math.inf or not layout.locked:
+            return base
+        colours = set(need)
+        region, boundary = self._region_cells(pose[:2], frozenset(layout.locked), layout.locked)
+        if not any((x + dx, y + dy) in region for x, y in cells for dx, dy in DIRS):
+            colours |= boundary
+        if not colours:
+            return base
+        if held is not None and self.kind[held] == "key" and self.colour[held] in colours:
+            return base
+        colours = frozenset(colours)
+        keys = frozenset(k for c in colours for k in self.keys_of(state, c))
+        if not keys:
+            return math.inf  # no key of a colour that could open the way is left on the grid
+        targets = frozenset(cells)
+        rest = [(self._open_table(k), 1 + self._hop(frozenset({k}), targets)) for k in keys]
+        extra = 1 if held is not None and spare else 0
+        return max(base, layout.detour(pose, keys, colours, targets, extra, rest, self._loose_table(targets)))
+
+    def _region_cells(self, agent: tuple, locked: frozenset, colours: dict) -> tuple[set, set]:
+        """(the cells the agent can walk to with the locked doors shut and all else passable, the
+        colours of the locked doors on its edge)."""
+        name = self._region(agent, locked)
+        found = self._region_sets.get((locked, name))
+        if found is None:
+            cells = {c for (lk, c), r in self._regions.items() if lk == locked and r == name}
+            edge = {colour for pos, colour in colours.items()
+                    if any((pos[0] + dx, pos[1] + dy) in cells for dx, dy in DIRS)}
+            found = self._region_sets[(locked, name)] = (cells, edge)
+        return found
+
+    def _hop1(self, start: tuple, target: tuple) -> float:
+        """From facing cell `start` to facing cell `target` over the open grid."""
+        key = (start, target)
+        found = self._pair_hops.get(key)
+        if found is None:
+            table = self._open_table(target)
+            x, y = start
+            found = min((table.get((x - dx, y - dy, d), math.inf) for d, (dx, dy) in enumerate(DIRS)))
+            self._pair_hops[key] = found
+        return found
 
     def _hop(self, start: frozenset, target: frozenset) -> float:
         """From facing one of `start` to facing one of `target`, every non-wall cell passable."""
@@ -366,50 +576,82 @@ class Clause:
     def __init__(self, kind: str, objects: list, fixed: list | None = None, done_bit: int = 0):
         self.kind, self.objects, self.fixed, self.done_bit = kind, objects, fixed or [], done_bit
 
-    def steps(self, est: Estimate, state) -> list:
-        """[(cells to face, action cost)] the clause needs from where it starts."""
+    def cases(self, est: Estimate, state, held) -> list:
+        """The ways this clause can be done, for Estimate._ordered: [(events, objects moved
+        first or None)], each event (cells faced or None for anywhere, completes the clause?,
+        index of the event of this clause it follows or None)."""
         v = est._v
 
-        def cells(objects, axis=("x", "y")):
-            found = frozenset((v(state, axis[0], o), v(state, axis[1], o)) for o in objects)
-            return frozenset(c for c in found if c[0] >= 0)
+        def where(objects):
+            cells = [(v(state, "x", o), v(state, "y", o)) for o in objects]
+            return None if any(x < 0 for x, _ in cells) else frozenset(cells)
 
-        if self.kind == "goto":
-            return [(cells(self.objects, ("tx", "ty")), 0)]
-        if self.kind in ("open", "pickup"):
-            return [(cells(self.objects), 1)]
-        near = frozenset((x + dx, y + dy) for x, y in cells(self.fixed, ("tx", "ty")) for dx, dy in DIRS)
-        return [(cells(self.objects), 1), (near, 1)]
+        if est.kind[self.objects[0]] == "door":  # open it, or go to it: doors never move
+            return [([(where(self.objects), True, None)], None)]
+        here = where(self.objects)
+        if self.kind in ("goto", "pickup"):
+            if here is None:  # in hand: it can be put down anywhere
+                return [([(None, True, None)], None)]
+            return [([(here, True, None)], None), ([(here, False, None), (None, True, 0)], set(self.objects))]
+        fixed = [b for b in self.fixed if est.kind[b] != "door"]
+        found = []
+        if all(v(state, "tx", b) >= 0 for b in self.fixed):
+            near = frozenset((v(state, "tx", b) + dx, v(state, "ty", b) + dy) for b in self.fixed for dx, dy in DIRS)
+            found.append(([(here, False, None), (near, True, 0)], None))
+        if fixed:
+            shared = set(fixed) & set(self.objects)  # one pick up and drop could serve both
+            found.append(([(here, False, None), (where(fixed), False, None), (None, True, None)],
+                          set() if shared else set(fixed)))
+        return found
 
-    def bound(self, est: Estimate, state, layout: Layout, pose) -> float:
+    def reach_event(self, est: Estimate, state, layout: Layout, pose, cells, held, pending: list) -> float:
+        """The moves (and the key pick up, if one is needed) from now until this clause's event."""
+        if not cells:
+            return 0
+        spare = not any(c.kind == "putnext" and held in c.objects for c, _ in pending)
+        if self.kind != "open":
+            return est.reach(state, layout, pose, cells, held, spare=spare)
+        if cells is None:
+            return 0
+        best = math.inf
         v = est._v
+        for d in self.objects:
+            door = (v(state, "x", d), v(state, "y", d))
+            if door not in cells:
+                continue
+            need = frozenset()
+            if est.task.atom_holds(state, "locked", (d,)):
+                if est.colour[d] not in layout.key_colours:
+                    continue  # no key of its colour can be reached: this door stays shut
+                need = frozenset({est.colour[d]})
+            best = min(best, est.reach(state, layout, pose, [door], held, need, spare))
+        return best
+
+    def bound(self, est: Estimate, state, layout: Layout, pose, held) -> float:
+        """A lower bound on the actions this clause alone still needs."""
+        v = est._v
+        reach = est.reach
         if self.kind == "goto":
             best = math.inf
             for o in self.objects:
                 tx = v(state, "tx", o)
                 if tx < 0:
-                    on_grid = v(state, "x", o) >= 0 or est.task.atom_holds(state, "carrying", (o,))
+                    on_grid = v(state, "x", o) >= 0 or held == o
                     best = min(best, 1 if on_grid else math.inf)  # a drop must refresh its position first
                 else:
-                    best = min(best, est.face(layout, pose, (tx, v(state, "ty", o))))
+                    best = min(best, reach(state, layout, pose, [(tx, v(state, "ty", o))], held))
             return best
-        held = est.carrying(state)
         if self.kind == "open":
             best = math.inf
             for d in self.objects:
-                if est.task.atom_holds(state, "locked", (d,)) and est.colour[d] not in layout.key_colours:
-                    continue  # no key of its colour can be reached: this door stays shut
                 door = (v(state, "x", d), v(state, "y", d))
-                extra = 2 if est.task.atom_holds(state, "open", (d,)) else 1
-                if est.task.atom_holds(state, "locked", (d,)) and (held is None or est.colour[held] != est.colour[d]
-                                                                  or est.kind[held] != "key"):
-                    # fetch a key of its colour first: reach it, pick it up, carry it to the door
-                    extra += min((est.face(layout, pose, key) + 1 + (1 if held else 0)
-                                  + est._hop(frozenset({key}), frozenset({door}))
-                                  for key in est.keys_of(state, est.colour[d])), default=math.inf)
-                    best = min(best, extra)
-                    continue
-                best = min(best, est.face(layout, pose, door) + extra)
+                toggles = 2 if est.task.atom_holds(state, "open", (d,)) else 1
+                need = frozenset()
+                if est.task.atom_holds(state, "locked", (d,)):
+                    if est.colour[d] not in layout.key_colours:
+                        continue  # no key of its colour can be reached: this door stays shut
+                    need = frozenset({est.colour[d]})  # fetch one first, unless it is in hand
+                best = min(best, reach(state, layout, pose, [door], held, need) + toggles)
             return best
         if self.kind == "pickup":
             best = math.inf
@@ -418,25 +660,40 @@ class Clause:
                     best = min(best, 2)  # drop it, pick it up again
                 elif v(state, "x", o) >= 0:
                     extra = 1 + (1 if held else 0)
-                    best = min(best, est.face(layout, pose, (v(state, "x", o), v(state, "y", o))) + extra)
+                    best = min(best, reach(state, layout, pose, [(v(state, "x", o), v(state, "y", o))], held) + extra)
             return best
-        # putnext
+        # putnext: carry a next to where b lies now, or else move b too (unless b is a door)
         best = math.inf
         near = [(x + dx, y + dy) for b in self.fixed if v(state, "tx", b) >= 0
                 for x, y in [(v(state, "tx", b), v(state, "ty", b))] for dx, dy in DIRS]
+        movable = [b for b in self.fixed if est.kind[b] != "door"]
         for a in self.objects:
             if held == a:
-                best = min(best, min((est.face(layout, pose, q) for q in near), default=0) + 1)
+                # drop it next to b; or drop it, fetch b, put b down, pick a up again, drop it
+                move_b = min((0 if held == b else reach(state, layout, pose, [(v(state, "x", b), v(state, "y", b))], held)
+                              for b in movable if held == b or v(state, "x", b) >= 0), default=math.inf)
+                best = min(best, min((est.face(layout, pose, q) for q in near), default=0) + 1, move_b + 5)
                 continue
             ax = v(state, "x", a)
             if ax < 0:
                 continue
-            ay = v(state, "y", a)
-            reach = est.face(layout, pose, (ax, ay))
-            if reach == math.inf:
+            cell = (ax, v(state, "y", a))
+            own = reach(state, layout, pose, [cell], held)
+            if own == math.inf:
                 continue
-            carry = est._hop(frozenset({(ax, ay)}), frozenset(near))  # from where it was picked up
-            best = min(best, reach + 1 + carry + 1 + (1 if held else 0))
+            spare = 1 if held else 0
+            carry = est._hop(frozenset({cell}), frozenset(near))  # from where it was picked up
+            best = min(best, own + 1 + carry + 1 + spare)
+            for b in movable:
+                if held == b:  # put b down, pick a up, put it down
+                    best = min(best, own + 3)
+                elif v(state, "x", b) >= 0:
+                    # both are picked up where they lie now, in some order: pick b, drop b, pick a, drop a
+                    other = (v(state, "x", b), v(state, "y", b))
+                    there = reach(state, layout, pose, [other], held)
+                    a_b = est._hop(frozenset({cell}), frozenset({other}))
+                    b_a = est._hop(frozenset({other}), frozenset({cell}))
+                    best = min(best, min(own + a_b, there + b_a) + 4 + spare)
         return best
 
 
