@@ -84,7 +84,7 @@ def test_sets_hold_every_environment_and_seed():
         assert len(names) == 8000 and len({n.rpartition("-s")[0] for n in names}) == environments
 
 
-# Tiny worlds (one or two rooms of 2x2 or 3x3 cells, a door that may be locked, up to three items)
+# Tiny worlds (one, two or four rooms of 2x2 or 3x3 cells, doors shut, open or locked, up to three items)
 # where breadth-first search finds the true optimum in a moment: the estimate must never exceed
 # it, from the start or from wherever a short random walk ends, whatever the mission's shape.
 COLOURS = ("red", "blue")
@@ -117,16 +117,18 @@ def tiny_worlds(draw):
     from groundplan.engine.loader import build_problem
 
     room = draw(st.sampled_from([4, 5]))
-    cols = draw(st.sampled_from([1, 2]))
+    cols, rows = draw(st.sampled_from([(1, 1), (2, 1), (2, 2)]))
     step = room - 1
-    cells = [(x, y) for x in range(step * cols + 1) for y in range(room) if x % step and y % step]
+    cells = [(x, y) for x in range(step * cols + 1) for y in range(step * rows + 1) if x % step and y % step]
     types, colours, where, init = {}, {}, {}, []
-    if cols == 2:
-        types["door1"], colours["door1"] = "door", draw(st.sampled_from(COLOURS))
-        where["door1"] = (step, draw(st.integers(1, step - 1)))
+    walls = [((c + 1) * step, r * step + draw(st.integers(1, step - 1))) for c in range(cols - 1) for r in range(rows)]
+    walls += [(c * step + draw(st.integers(1, step - 1)), (r + 1) * step) for c in range(cols) for r in range(rows - 1)]
+    for i, cell in enumerate(walls):
+        door = f"door{i + 1}"
+        types[door], colours[door], where[door] = "door", draw(st.sampled_from(COLOURS)), cell
         state = draw(st.sampled_from(["closed", "open", "locked"]))
         if state != "closed":
-            init.append([state, "door1"])
+            init.append([state, door])
     spots = draw(st.permutations(cells))
     n = draw(st.integers(1, min(3, len(cells) - 1)))
     for i in range(n):
@@ -169,7 +171,7 @@ def tiny_worlds(draw):
             init.append(["named", o])
             values += [[["tx", o], x], [["ty", o], y]]
     raw = {"groundplan": "1", "name": "tiny", "domain": "babyai",
-           "settings": {"room_size": room, "num_cols": cols, "num_rows": 1},
+           "settings": {"room_size": room, "num_cols": cols, "num_rows": rows},
            "objects": types, "init": init, "values": values, "goal": goal, "goal_text": "tiny", "max_steps": 64}
     return Task(build_problem(raw, "<tiny>", None))
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from itertools import product
+from itertools import combinations, product
 
 DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 
@@ -253,6 +253,7 @@ class Estimate:
         self._door_grids: dict = {}
         self._region_sets: dict = {}
         self._pair_hops: dict = {}
+        self._steiner: dict = {}
 
     def _v0(self, fluent, obj):
         """A value in the initial state (doors never move)."""
@@ -384,6 +385,7 @@ class Estimate:
         moving = [set(c.objects) if c.kind in ("pickup", "putnext") else set() for c, _ in pending]
         base = self._actions(state, pending, held)
         now: dict = {}
+        loose_now: dict = {}
         best = math.inf
         for choice in product(*options):
             events, extra = [], 0
@@ -394,8 +396,80 @@ class Estimate:
                 if moved and not any(moved & moving[j] for j in range(len(pending)) if j != k):
                     extra += 2  # the earlier pick up and drop of what was moved
             bound = self._orders(state, layout, pose, pending, held, events, now) + extra
+            if bound < best:  # the same moves over the open grid, plus the doors the trip must open
+                loose = self._orders(state, None, pose, pending, held, events, loose_now)
+                if loose + extra < best:
+                    loose += self._toggles(state, pose, events, pending)
+                bound = max(bound, loose + extra)
             best = min(best, bound)
         return best + base
+
+    def _room_set(self, cell: tuple) -> tuple:
+        """The rooms a cell belongs to: one for a room's cell, the two a doorway joins."""
+        x, y = cell
+        step = self.step
+        if x % step == 0:
+            return ((x // step - 1, y // step), (x // step, y // step))
+        if y % step == 0:
+            return ((x // step, y // step - 1), (x // step, y // step))
+        return ((x // step, y // step),)
+
+    def _toggles(self, state, pose, events, pending) -> int:
+        """The fewest doors, shut now and not the target of an open clause, that must be toggled
+        for the agent's room to join a room from which each known event's cells can be faced: a
+        group Steiner tree over the rooms, found by trying sets of doors, smallest first. Every
+        door the trip passes that is shut now costs a toggle, once, whatever the order."""
+        open_cells = self._open().cost
+        groups = set()
+        for cells, _, _, _ in events:
+            if not cells:
+                continue
+            rooms = set()
+            for x, y in cells:
+                for dx, dy in DIRS:
+                    stand = (x + dx, y + dy)
+                    if stand in open_cells:
+                        rooms.update(self._room_set(stand))
+            groups.add(frozenset(rooms))
+        free = {d for c, _ in pending if c.kind == "open" for d in c.objects}
+        shut = []
+        for d in self.doors:
+            if d in free or self.task.atom_holds(state, "open", (d,)):
+                continue
+            shut.append((self._v0("x", d), self._v0("y", d)))
+        start = frozenset(self._room_set(pose[:2]))
+        key = (start, frozenset(groups), frozenset(shut))
+        found = self._steiner.get(key)
+        if found is not None:
+            return found
+        links = [self._room_set((self._v0("x", d), self._v0("y", d))) for d in self.doors
+                 if (self._v0("x", d), self._v0("y", d)) not in shut]
+        shut_links = [self._room_set(p) for p in shut]
+        found = 0
+        for k in range(len(shut_links) + 1):
+            if any(self._joins(start, groups, links + list(extra)) for extra in combinations(shut_links, k)):
+                found = k
+                break
+        if len(self._steiner) > 65536:
+            self._steiner.clear()
+        self._steiner[key] = found
+        return found
+
+    @staticmethod
+    def _joins(start, groups, links) -> bool:
+        """Whether, over `links` (pairs of rooms), one start room reaches a room of every group."""
+        for room in start:
+            seen, todo = {room}, [room]
+            while todo:
+                r = todo.pop()
+                for a, b in links:
+                    for u, w in ((a, b), (b, a)):
+                        if u == r and w not in seen:
+                            seen.add(w)
+                            todo.append(w)
+            if all(g & seen for g in groups):
+                return True
+        return False
 
     def _orders(self, state, layout, pose, pending, held, events, now) -> float:
         """The fewest moves through `events` [(cells, completes its clause?, clause, event it
@@ -432,8 +506,11 @@ class Estimate:
                         for cell in there:
                             key = (k, cell)
                             if key not in now:
-                                now[key] = pending[k][0].reach_event(self, state, layout, pose, frozenset({cell}),
-                                                                     held, pending)
+                                if layout is None:  # over the open grid
+                                    now[key] = self._open_table(cell).get(pose, math.inf)
+                                else:
+                                    now[key] = pending[k][0].reach_event(self, state, layout, pose, frozenset({cell}),
+                                                                         held, pending)
                             steps.append((cell, g + now[key]))
                     else:
                         steps = [(cell, g + self._hop1(here, cell)) for cell in there]
@@ -595,8 +672,9 @@ class Clause:
             return [([(here, True, None)], None), ([(here, False, None), (None, True, 0)], set(self.objects))]
         fixed = [b for b in self.fixed if est.kind[b] != "door"]
         found = []
-        if all(v(state, "tx", b) >= 0 for b in self.fixed):
-            near = frozenset((v(state, "tx", b) + dx, v(state, "ty", b) + dy) for b in self.fixed for dx, dy in DIRS)
+        still = [b for b in self.fixed if v(state, "tx", b) >= 0 and held != b]  # b where it is tracked
+        if still:
+            near = frozenset((v(state, "tx", b) + dx, v(state, "ty", b) + dy) for b in still for dx, dy in DIRS)
             found.append(([(here, False, None), (near, True, 0)], None))
         if fixed:
             shared = set(fixed) & set(self.objects)  # one pick up and drop could serve both
@@ -635,7 +713,9 @@ class Clause:
             best = math.inf
             for o in self.objects:
                 tx = v(state, "tx", o)
-                if tx < 0:
+                if held == o:  # its tracked position is stale: put it down in front
+                    best = min(best, 1)
+                elif tx < 0:
                     on_grid = v(state, "x", o) >= 0 or held == o
                     best = min(best, 1 if on_grid else math.inf)  # a drop must refresh its position first
                 else:
@@ -664,7 +744,7 @@ class Clause:
             return best
         # putnext: carry a next to where b lies now, or else move b too (unless b is a door)
         best = math.inf
-        near = [(x + dx, y + dy) for b in self.fixed if v(state, "tx", b) >= 0
+        near = [(x + dx, y + dy) for b in self.fixed if v(state, "tx", b) >= 0 and held != b
                 for x, y in [(v(state, "tx", b), v(state, "ty", b))] for dx, dy in DIRS]
         movable = [b for b in self.fixed if est.kind[b] != "door"]
         for a in self.objects:
