@@ -488,11 +488,12 @@ class Estimate:
         # yet) -> fewest moves. An event that could be anywhere is passed over: the moves from the
         # event before it to the one after it are at least the open-grid distance between those.
         # A known event is tied to one of its cells, the same one on the way in and out.
-        table = {(0, None): 0}
         full = (1 << n) - 1
+        table = [{} for _ in range(full + 1)]  # per set of events done: {cell: moves}
+        table[0][None] = 0
         for mask in range(full):
-            for (m, here), g in list(table.items()):
-                if m != mask or g == math.inf:
+            for here, g in table[mask].items():
+                if g == math.inf:
                     continue
                 for j in range(n):
                     bit = 1 << j
@@ -514,10 +515,11 @@ class Estimate:
                             steps.append((cell, g + now[key]))
                     else:
                         steps = [(cell, g + self._hop1(here, cell)) for cell in there]
+                    row = table[mask | bit]
                     for cell, g2 in steps:
-                        if g2 < table.get((mask | bit, cell), math.inf):
-                            table[(mask | bit, cell)] = g2
-        return min((g for (m, _), g in table.items() if m == full), default=math.inf)
+                        if g2 < row.get(cell, math.inf):
+                            row[cell] = g2
+        return min(table[full].values(), default=math.inf)
 
     def _actions(self, state, pending: list, held) -> int:
         """Toggles, pick ups and drops the pending clauses need, shared where they could be."""
