@@ -386,13 +386,14 @@ class Estimate:
         any time. The agent's moves are at least the moves to the first event on this layout
         (`reach`) plus the open-grid moves from each event to the next; its other actions at
         least one toggle per open clause, one pick up per pickup or put-next clause and one drop
-        per put-next clause (clauses that could share an object share that action). The least
+        per put-next clause (clauses that could share an object share that action), and a drop
+        before every pick up but the first, the agent having one pair of hands. The least
         of this over the cases and the orders the events can take is a lower bound whatever the
         real plan does.
         """
         options = [clause.cases(self, state, held) for clause, _ in pending]
         moving = [set(c.objects) if c.kind in ("pickup", "putnext") else set() for c, _ in pending]
-        base = self._actions(state, pending, held)
+        toggles, picks, drops = self._actions(state, pending, held)
         now: dict = {}
         loose_now: dict = {}
         best = math.inf
@@ -404,7 +405,9 @@ class Estimate:
                     events.append((cells, done, k, None if after is None else first + after))
                 if moved and not any(moved & moving[j] for j in range(len(pending)) if j != k):
                     shifted.append(moved)  # not an object another clause picks up anyway
-            extra = 2 * len(self._merge(shifted))  # the earlier pick up and drop of what was moved
+            moves = len(self._merge(shifted))  # the earlier pick up and drop of what was moved
+            # one pair of hands: before each pick up but the first, a drop
+            extra = 2 * moves + max(0, picks + moves - 1 - drops - moves)
             bound = self._orders(state, layout, pose, pending, held, events, now) + extra
             if bound < best:  # the same moves over the open grid, plus the doors the trip must open
                 loose = self._orders(state, None, pose, pending, held, events, loose_now)
@@ -412,7 +415,7 @@ class Estimate:
                     loose += self._toggles(state, pose, events, pending)
                 bound = max(bound, loose + extra)
             best = min(best, bound)
-        return best + base
+        return best + toggles + picks + drops
 
     def _room_set(self, cell: tuple) -> tuple:
         """The rooms a cell belongs to: one for a room's cell, the two a doorway joins."""
@@ -540,9 +543,9 @@ class Estimate:
                             row[cell] = g2
         return min(table[full].values(), default=math.inf)
 
-    def _actions(self, state, pending: list, held) -> int:
-        """Toggles, pick ups and drops the pending clauses need, shared where they could be."""
-        total = 0
+    def _actions(self, state, pending: list, held) -> tuple[int, int, int]:
+        """(toggles, pick ups, drops) the pending clauses need, shared where they could be."""
+        total = [0, 0, 0]
         for kinds in (("open",), ("pickup", "putnext"), ("putnext",)):
             groups: list = []  # merged candidate sets: clauses whose candidates meet may share the action
             for clause, _ in pending:
@@ -555,10 +558,12 @@ class Estimate:
             for names, count, clause in groups:
                 if kinds == ("open",):
                     again = count == 1 and all(self.task.atom_holds(state, "open", (d,)) for d in names)
-                    total += 2 if again else 1  # a door open now must be shut and opened again
-                elif kinds == ("putnext",) or held not in names:
-                    total += 1
-        return total
+                    total[0] += 2 if again else 1  # a door open now must be shut and opened again
+                elif kinds == ("putnext",):
+                    total[2] += 1
+                elif held not in names:
+                    total[1] += 1
+        return total[0], total[1], total[2]
 
     def reach(self, state, layout, pose, cells, held, need: frozenset = frozenset(), spare: bool = True) -> float:
         """A lower bound on the actions to face one of `cells` from `pose`: the distance on this
