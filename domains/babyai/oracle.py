@@ -139,7 +139,7 @@ class Layout:
         return found
 
     def detour(self, pose: tuple, keys: frozenset, colours: frozenset, targets: frozenset, extra: int,
-               guide_key: list, guide_target: dict) -> float:
+               guide_key: dict, guide_target: dict) -> float:
         """Fewest actions from `pose` to face one of `keys` (a key of one of `colours`), pick it up
         (1, plus `extra` for emptying the hands first), then face one of `targets`.
 
@@ -157,10 +157,7 @@ class Layout:
             return found
 
         def guide(node):
-            x, y, d, phase = node
-            if phase:
-                return guide_target.get((x, y, d))
-            return min((table.get((x, y, d), math.inf) + rest for table, rest in guide_key), default=None)
+            return (guide_target if node[3] else guide_key).get(node[:3])
 
         start = (*pose, 0)
         h0 = guide(start)
@@ -263,6 +260,7 @@ class Estimate:
         self._region_sets: dict = {}
         self._pair_hops: dict = {}
         self._steiner: dict = {}
+        self._via_keys: dict = {}
 
     def _v0(self, fluent, obj):
         """A value in the initial state (doors never move)."""
@@ -589,9 +587,25 @@ class Estimate:
         if not keys:
             return math.inf  # no key of a colour that could open the way is left on the grid
         targets = frozenset(cells)
-        rest = [(self._open_table(k), 1 + self._hop(frozenset({k}), targets)) for k in keys]
         extra = 1 if held is not None and spare else 0
-        return max(base, layout.detour(pose, keys, colours, targets, extra, rest, self._loose_table(targets)))
+        return max(base, layout.detour(pose, keys, colours, targets, extra, self._via_key(keys, targets),
+                                       self._loose_table(targets)))
+
+    def _via_key(self, keys: frozenset, targets: frozenset) -> dict:
+        """{pose: open-grid moves to face one of `keys`, plus its pick up, plus the open-grid
+        moves from there to face one of `targets`}: the guide of Layout.detour before the key."""
+        found = self._via_keys.get((keys, targets))
+        if found is None:
+            found = {}
+            for k in keys:
+                rest = 1 + self._hop(frozenset({k}), targets)
+                for pose, g in self._open_table(k).items():
+                    if g + rest < found.get(pose, math.inf):
+                        found[pose] = g + rest
+            if len(self._via_keys) > 1024:
+                self._via_keys.clear()
+            self._via_keys[(keys, targets)] = found
+        return found
 
     def _region_cells(self, agent: tuple, locked: frozenset, colours: dict) -> tuple[set, set]:
         """(the cells the agent can walk to with the locked doors shut and all else passable, the
