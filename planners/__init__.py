@@ -4,7 +4,8 @@
     result = solve(task, planner="astar", heuristic="hmax", time_limit=60)
     result.status, result.cost, result.plan
 
-Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, wastar, gbfs, explore
+Planners: bfs (breadth-first; uniform-cost when action costs differ), astar, wastar, gbfs, lazy
+(greedy best-first with deferred evaluation, Fast Downward's lazy_greedy; satisficing), explore
 (greedy search with exploration for deceptive heuristics, then a goal agenda; satisficing), prove
 (unit costs: a plan first, then breadth-first search below its cost, pruned by landmark counting
 and h_max; optimal, and the strongest prover for long timed tasks), tsp
@@ -18,7 +19,7 @@ from __future__ import annotations
 from .result import (MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, STATUSES, TIMEOUT, UNSOLVABLE_PROVEN, UNSUPPORTED,
                      PlanResult)
 
-PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "explore", "prove", "tsp", "fd", "auto")
+PLANNERS = ("bfs", "ucs", "astar", "wastar", "gbfs", "lazy", "explore", "prove", "tsp", "fd", "auto")
 
 
 def solve(task, planner: str = "auto", heuristic: str | None = None, weight: float = 2.0, time_limit: float | None = None,
@@ -105,6 +106,12 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
         return PlanResult(UNSUPPORTED, planner, heuristic=name, reason=str(exc))
     if planner == "explore":
         return _explore(task, name, h, orbits, start, time_limit, memory_limit)
+    if planner == "lazy":
+        fast = getattr(h, "from_bits", None) if view is not None else None
+        if fast is not None:
+            return strips.lazy_greedy(view, fast, begin, time_limit=time_limit, memory_limit=memory_limit,
+                                      heuristic_name=h.name)
+        planner = "gbfs"  # a richer task: the interpreter's greedy searches below
     if planner == "gbfs" and hasattr(h, "preferred") and view is None:
         from .search import greedy_preferred
 

@@ -45,7 +45,8 @@ def test_astar_with_admissible_heuristics_agrees_with_bfs(path, heuristic):
     assert validate_plan(task, astar.plan).valid
 
 
-@pytest.mark.parametrize("planner,heuristic", [("gbfs", "hff"), ("gbfs", "hadd"), ("wastar", "hff"), ("gbfs", "goal-count")])
+@pytest.mark.parametrize("planner,heuristic", [("gbfs", "hff"), ("gbfs", "hadd"), ("wastar", "hff"), ("gbfs", "goal-count"),
+                                               ("lazy", "hff"), ("lazy", "goal-count")])
 def test_satisficing_planners_return_valid_plans_with_honest_status(planner, heuristic):
     task = Task.load("problems/gripper/prob02.json")
     result = solve(task, planner=planner, heuristic=heuristic)
@@ -202,6 +203,34 @@ def test_layered_hmax_equals_generic_cost_propagation(path, choices):
 
 
 _tasks: dict = {}
+
+
+@pytest.mark.parametrize("path", ["problems/blocksworld/blocks-4-0.json", "problems/gripper/prob03.json",
+                                  "problems/blocksworld/sussman.json"])
+def test_lazy_greedy_plans_validate_and_evaluate_only_what_it_expands(path):
+    """Deferred evaluation (Fast Downward's lazy_greedy): a valid plan, never cheaper than the optimum."""
+    task = Task.load(path)
+    result = solve(task, planner="lazy", heuristic="hff")
+    assert result.status == "solved-satisficing" and result.planner == "gbfs"
+    assert validate_plan(task, result.plan).valid and result.cost >= KNOWN[path]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["problems/gripper/prob02.json", "problems/blocksworld/blocks-4-0.json", "problems/gridnav/room8-10.json"]),
+       st.lists(st.integers(0, 1000), max_size=15))
+def test_compiled_hff_equals_python_hff(path, choices):
+    pytest.importorskip("numba")
+    from groundplan.engine.testing import replay_choices
+    from groundplan.planners.heuristics import _FFTables, make
+    task = _tasks.setdefault(path, Task.load(path))
+    h = make(task, "hff")
+    tables = _ffs.get(path) or _ffs.setdefault(path, _FFTables.build(h.r, h.goal_deletion))
+    assert tables is not None
+    bits = h.r.initial_facts(replay_choices(task, choices).states[-1])
+    assert tables.value(bits) == h.evaluate(h.r, bits, {})
+
+
+_ffs: dict = {}
 
 
 def timed_kitchen(goal, settings=None):

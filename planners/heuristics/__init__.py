@@ -341,6 +341,17 @@ class HFF(_Relaxed):
     def __init__(self, relaxation: Relaxation):
         super().__init__(relaxation)
         self.preferred: set = set()  # ground actions of the last relaxed plan applicable in its state
+        self.switch = kernels.Switch()  # to the compiled exploration (_compiled_ff.py) once a search runs long enough
+        self._ff = None  # the compiled tables of self.r, once switched (False: not compilable)
+
+    def from_bits(self, bits: int):
+        """The bitset fast path (no preferred operators: the bitset searches do not use them),
+        compiled once the search has run long enough, for a conjunctive goal with integer costs."""
+        if self._ff is None and self.switch.compiled():
+            self._ff = _FFTables.build(self.r, self.goal_deletion) or False
+        if self._ff:
+            return self._ff.value(bits)
+        return super().from_bits(bits)
 
     def evaluate(self, r, reached, schedule):
         self.preferred = set()
@@ -373,6 +384,70 @@ class HFF(_Relaxed):
             # a relaxed plan that must destroy a goal fact and never restores it (unstacking what
             # sits on the bread that has to end on top) is further off than its length says
             value += self.goal_deletion * (deleted & best & ~added).bit_count()
+        return value
+
+
+class _FFTables:
+    """HFF.evaluate's exploration and extraction, compiled (_compiled_ff.hff_plan), over flat arrays
+    of one relaxation; the same value as the Python path (tests/test_planners.py)."""
+
+    @classmethod
+    def build(cls, r: Relaxation, goal_deletion: int):
+        if r.goal_unreachable or not r.integral or len(r.disjuncts) != 1 or r.part_choices or r.sum_consumers is not r.consumers:
+            return None
+        try:
+            from . import _compiled_ff
+        except ImportError:
+            return None
+        return cls(r, goal_deletion, _compiled_ff.hff_plan)
+
+    def __init__(self, r: Relaxation, goal_deletion: int, kernel):
+        import numpy as np
+
+        data = r.propagation_data()
+        n_actions = len(r.actions)
+        n_bits = 1 + max([f for lst in r.add_lists for f in lst] + [f for lst in r.pre_lists for f in lst]
+                         + set_bits(r.disjuncts[0]) + [0])
+
+        def csr(lists):
+            start = np.zeros(len(lists) + 1, dtype=np.int64)
+            flat = []
+            for i, items in enumerate(lists):
+                flat.extend(items)
+                start[i + 1] = len(flat)
+            return start, np.asarray(flat, dtype=np.int64)
+        i64 = lambda xs: np.asarray(xs, dtype=np.int64)
+        add_start, add_idx = csr(r.add_lists)
+        cons_start, cons_idx = csr([r.consumers.get(f, ()) for f in range(n_bits)])
+        pre_start, pre_idx = csr(r.pre_lists)
+        self.best = r.disjuncts[0]
+        goal = i64(set_bits(self.best))
+        self.args = (n_bits, i64(data.pre_counts), i64([int(c) for c in data.costs]), add_start, add_idx, cons_start,
+                     cons_idx, pre_start, pre_idx, i64(data.free), goal, np.zeros(n_bits, dtype=np.int64),
+                     np.zeros(n_bits, dtype=np.int64), np.zeros(n_bits, dtype=np.uint8), np.zeros(n_actions, dtype=np.int64),
+                     np.zeros(n_actions, dtype=np.int64), np.zeros(n_bits, dtype=np.uint8),
+                     np.zeros(n_actions, dtype=np.int64))
+        self.chosen = self.args[-1]
+        self.kernel = kernel
+        self.costs = [int(c) for c in data.costs]
+        self.goal_deletion = goal_deletion
+        # per action: the goal facts it deletes, and what it adds (for HFF's goal-deletion term)
+        self.deletes = [(a.source.effect.delete & self.best) if a.source is not None else 0 for a in r.actions]
+        self.adds = [a.add for a in r.actions]
+
+    def value(self, bits: int):
+        n = self.kernel(bits.to_bytes((bits.bit_length() + 7) >> 3, "little"), *self.args)
+        if n < 0:
+            return math.inf
+        costs = self.costs
+        value = 0
+        deleted = added = 0
+        for i in self.chosen[:n].tolist():
+            value += costs[i]
+            deleted |= self.deletes[i]
+            added |= self.adds[i]
+        if self.goal_deletion:
+            value += self.goal_deletion * (deleted & ~added).bit_count()
         return value
 
 

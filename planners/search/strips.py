@@ -186,3 +186,43 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
             counter += 1
             heapq.heappush(heap, (h2 if greedy else g2 + weight * h2, h2, counter, t, g2))
     return _result(view, UNSOLVABLE_PROVEN, planner, parents, None, expanded, generated, limits, start, heuristic=heuristic_name)
+
+
+def lazy_greedy(view: StripsView, h, start, time_limit=None, memory_limit=None, heuristic_name=None) -> PlanResult:
+    """Greedy best-first search with deferred evaluation over bitsets, as Fast Downward's
+    `lazy_greedy([h])` (no preferred operators): a child is queued under its parent's estimate and
+    evaluated only when popped, so a state with b children costs one heuristic call, not b.
+    Ties: first queued, first served (FIFO), so successors keep the engine's action order.
+    Duplicates are dropped when generated (the first path to a state is kept). Satisficing."""
+    limits = Limits(time_limit, memory_limit)
+    s0 = start.facts
+    gpos, gneg = view.goal_pos, view.goal_neg
+    parents = {s0: None}
+    heap = [(0, 0, s0, 0)]  # (parent's h, FIFO tie, state, g)
+    counter = expanded = generated = evaluated = 0
+    tree = view.tree
+    heappop, heappush, exceeded = heapq.heappop, heapq.heappush, limits.exceeded
+    inf = math.inf
+    while heap:
+        _, _, s, g = heappop(heap)
+        stop = exceeded()
+        if stop:
+            return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, "gbfs", parents, None, expanded, generated,
+                           limits, start, heuristic=heuristic_name)
+        if s & gpos == gpos and not s & gneg:
+            return _result(view, SOLVED_SATISFICING, "gbfs", parents, s, expanded, generated, limits, start,
+                           heuristic=heuristic_name)
+        value = h(s)
+        evaluated += 1
+        if value == inf:
+            continue
+        expanded += 1
+        for op, t in _successors(tree, s):
+            generated += 1
+            if t in parents:
+                continue
+            parents[t] = (s, op)
+            counter += 1
+            heappush(heap, (value, counter, t, g + op.cost))
+    return _result(view, UNSOLVABLE_PROVEN, "gbfs", parents, None, expanded, generated, limits, start,
+                   heuristic=heuristic_name)
