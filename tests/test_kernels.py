@@ -12,20 +12,17 @@ import functools
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundplan.engine import Task
-from groundplan.engine.loader import build_problem, load_domain, load_problem
+from heuristic_worlds import load_world
 from groundplan.planners.heuristics import HMax, kernels, make
 from groundplan.planners.heuristics import lmcut as fast
 from groundplan.planners.heuristics import lmcut_reference as reference
 from groundplan.planners.heuristics.relaxation import Relaxation
 
-ROOT = Path(__file__).resolve().parents[1]
 WORLDS = ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json",
           "problems/logistics/logistics-c2-p2-s1.json", "problems/sokoban/one-box-5x5.json",
           "problems/gridnav/room8-10.json", "domains/kitchen/tasks/async/03_lettuce_tomato_fried_chicken_sandwich.json",
@@ -36,27 +33,9 @@ WORLDS = ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json"
 compiled = pytest.importorskip("numba") and kernels.kernels()
 
 
-def _pddl(domain: Path, problem: Path) -> Task:
-    from groundplan.engine.pddl.reader import import_pddl
-
-    d, problems = import_pddl(str(domain), [str(problem)])
-    return Task(build_problem(problems[0], problem.name, None, domain=load_domain(d)))
-
-
 @functools.cache
 def _setup(world: str):
-    if world.startswith("pddl:"):
-        problem = ROOT / world[5:]
-        task = _pddl(problem.parent / "domain.pddl", problem)
-    elif world.startswith("up:"):
-        up = pytest.importorskip("unified_planning")
-        base = Path(up.__file__).parent / "test" / "pddl" / world[3:]
-        task = _pddl(base / "domain.pddl", base / "problem.pddl")
-    else:
-        path = ROOT / world
-        if not path.exists():
-            pytest.skip(f"{world} is not shipped")
-        task = Task(load_problem(str(path)))
+    task = load_world(world)
     r = Relaxation(task, time_aware=False)
     hmax = HMax(Relaxation(task))  # time-aware when every action costs 1, as make() builds it
     hmax_tables = kernels.Tables(fast.LMCutData(hmax.r)) if hmax.r.integral else None

@@ -409,13 +409,7 @@ class _FFTables:
         n_bits = 1 + max([f for lst in r.add_lists for f in lst] + [f for lst in r.pre_lists for f in lst]
                          + set_bits(r.disjuncts[0]) + [0])
 
-        def csr(lists):
-            start = np.zeros(len(lists) + 1, dtype=np.int64)
-            flat = []
-            for i, items in enumerate(lists):
-                flat.extend(items)
-                start[i + 1] = len(flat)
-            return start, np.asarray(flat, dtype=np.int64)
+        from .kernels import csr
         i64 = lambda xs: np.asarray(xs, dtype=np.int64)
         add_start, add_idx = csr(r.add_lists)
         cons_start, cons_idx = csr([r.consumers.get(f, ()) for f in range(n_bits)])

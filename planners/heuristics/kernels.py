@@ -114,6 +114,19 @@ class Switch:
         return False
 
 
+def csr(lists):
+    """Lists of integers as one flat int64 array and the start of each list in it (compressed
+    sparse rows: what the compiled kernels index)."""
+    import numpy as np
+
+    start = np.zeros(len(lists) + 1, dtype=np.int64)
+    flat = []
+    for i, items in enumerate(lists):
+        flat.extend(items)
+        start[i + 1] = len(flat)
+    return start, np.asarray(flat, dtype=np.int64)
+
+
 class Tables:
     """lmcut.LMCutData's lists as numpy arrays, in one int64 block (a single argument to pass)."""
 
@@ -166,13 +179,6 @@ class Tables:
         cost = [data.cost[a] for a in kept_actions]
         free = [new_action[a] for a in data.free if action_kept[a]]
 
-        def csr(lists):
-            start = np.zeros(len(lists) + 1, dtype=np.int64)
-            flat = []
-            for i, items in enumerate(lists):
-                flat.extend(items)
-                start[i + 1] = len(flat)
-            return start, np.asarray(flat, dtype=np.int64)
         add_start, add_idx = csr(add)
         users_start, users_idx = csr(users)  # consumers of every fact, INIT's: the free actions
         adders_start, adders_idx = csr(adders)
