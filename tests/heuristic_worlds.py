@@ -32,3 +32,17 @@ def load_world(world: str) -> Task:
     if not path.exists():
         pytest.skip(f"{world} is not shipped")
     return Task(load_problem(str(path)))
+
+
+def walk_states(task: Task, seed: int, steps: int):
+    """The states of a seeded random walk of at most `steps` steps (ends early at a dead end)."""
+    import random
+
+    rng = random.Random(seed)
+    state = task.initial_state()
+    for _ in range(steps):
+        actions = task.applicable(state)
+        if not actions:
+            return
+        state = task.apply(state, rng.choice(actions))
+        yield state

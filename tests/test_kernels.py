@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from heuristic_worlds import load_world
+from heuristic_worlds import load_world, walk_states
 from groundplan.planners.heuristics import HMax, kernels, make
 from groundplan.planners.heuristics import lmcut as fast
 from groundplan.planners.heuristics import lmcut_reference as reference
@@ -66,14 +66,7 @@ def test_initial_state_values_equal_the_python_paths(world):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 25))
 def test_random_walk_states_equal_the_python_paths(world, seed, steps):
-    task = _setup(world)[0]
-    rng = random.Random(seed)
-    state = task.initial_state()
-    for _ in range(steps):
-        actions = task.applicable(state)
-        if not actions:
-            break
-        state = task.apply(state, rng.choice(actions))
+    for state in walk_states(_setup(world)[0], seed, steps):
         _agree(world, state)
 
 

@@ -8,13 +8,12 @@ that package is installed), and on states reached by random walks from them; the
 (used by opcount) must match too. Not every shipped problem: grounding the large ones (room32,
 BabyAI, kitchen multi-agent) takes minutes and adds no new kind of relaxation."""
 import functools
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from heuristic_worlds import load_world
+from heuristic_worlds import load_world, walk_states
 from groundplan.planners.heuristics import lmcut as fast
 from groundplan.planners.heuristics import lmcut_reference as reference
 from groundplan.planners.heuristics.relaxation import Relaxation
@@ -51,14 +50,7 @@ def test_initial_state_values_equal_the_reference(world):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 25))
 def test_random_walk_states_equal_the_reference(world, seed, steps):
-    task = _setup(world)[0]
-    rng = random.Random(seed)
-    state = task.initial_state()
-    for _ in range(steps):
-        actions = task.applicable(state)
-        if not actions:
-            break
-        state = task.apply(state, rng.choice(actions))
+    for state in walk_states(_setup(world)[0], seed, steps):
         _agree(world, state)
 
 

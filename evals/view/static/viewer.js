@@ -164,8 +164,7 @@
     else draw(picture, f.scene, prev && prev.scene);
     pane.append(picture);
     const info = el("dl", { class: "step-info" });
-    const row = (name, value, cls) => { if (value === undefined || value === null || value === "") return;
-      info.append(el("dt", { text: name }), el("dd", { class: cls }, value)); };
+    const row = rowsOf(info);
     if (k < last) {
       row("action", f.action || (f.tool ? "(tool) " + f.tool : "(none)"), "action" + (f.valid === false ? " invalid" : ""));
       if (f.valid === false) row("valid", "no: the world did not accept it", "invalid");
@@ -190,6 +189,10 @@
       el("summary", { text: f.observation_read ? "what the agent read" : "the observation (rendered now: this agent reads no text)" }),
       el("pre", { class: "observation", text: f.observation })));
   }
+
+  // a name and value line of a step's facts; an empty value adds nothing
+  const rowsOf = (info) => (name, value, cls) => { if (value === undefined || value === null || value === "") return;
+    info.append(el("dt", { text: name }), el("dd", { class: cls }, value)); };
 
   // a world's score of an answer, as a table of its fields (lists as text, numbers rounded)
   function shown(value) {
@@ -232,8 +235,7 @@
       tracks.append(box);
     });
     const info = el("dl", { class: "step-info" });
-    const row = (name, value, cls) => { if (value === undefined || value === null || value === "") return;
-      info.append(el("dt", { text: name }), el("dd", { class: cls }, value)); };
+    const row = rowsOf(info);
     row("tokens", f.tokens != null ? String(f.tokens) + (f.cached ? " (cached)" : "") : null);
     row("cost (USD)", f.cost_usd === null ? "unknown (no price for the model)" : f.cost_usd ? f.cost_usd.toFixed(6) : null);
     if (f.score) row("score", scoreTable(f.score));
