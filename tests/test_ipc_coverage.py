@@ -59,3 +59,34 @@ def test_the_summary_counts_coverage_and_flags_an_optimal_disagreement():
     records[0]["optimal"]["ours"]["cost"] = 4
     _, bugs = bench.summarise(records, ["optimal", "satisficing"])
     assert len(bugs) == 1 and "d/p1" in bugs[0]
+
+
+def test_a_run_saved_after_every_task_resumes_and_merges(tmp_path, monkeypatch, capsys):
+    """A killed run keeps every finished task: --resume runs only what the file lacks, and
+    --summarise adds up runs of different domains but refuses runs under other limits."""
+    calls = []
+
+    def fake(side):
+        def run(task, config, seconds, memory_mb):
+            calls.append((side, task["name"], config))
+            return dict(_run("solved-optimal" if config == "optimal" else "solved-satisficing", 3), total_cpu=0.1)
+        return run
+    monkeypatch.setattr(bench, "run_ours", fake("ours"))
+    monkeypatch.setattr(bench, "run_fd", fake("fd"))
+    monkeypatch.setattr("groundplan.planners.fast_downward.driver", lambda: "fd")
+    out = tmp_path / "run.json"
+    assert bench.main(["--domains", "gripper", "--tasks", "2", "--configs", "optimal", "--json", str(out), "--quiet"]) == 0
+    assert len(calls) == 4
+    calls.clear()
+    assert bench.main(["--domains", "gripper", "--tasks", "3", "--json", str(out), "--resume", "--quiet"]) == 0
+    assert sorted({(name, config) for _, name, config in calls}) == [
+        ("prob01.pddl", "satisficing"), ("prob02.pddl", "satisficing"), ("prob03.pddl", "optimal"), ("prob03.pddl", "satisficing")]
+    other = tmp_path / "other.json"
+    assert bench.main(["--domains", "blocksworld", "--tasks", "1", "--json", str(other), "--quiet"]) == 0
+    capsys.readouterr()
+    assert bench.main(["--summarise", str(out), str(other)]) == 0
+    printed = capsys.readouterr().out
+    assert "optimal coverage: groundplan 4 of 4, Fast Downward 4" in printed
+    assert bench.main(["--domains", "blocksworld", "--tasks", "1", "--time", "5", "--json", str(other), "--quiet"]) == 0
+    assert bench.main(["--summarise", str(out), str(other)]) == 2
+    assert "different limits" in capsys.readouterr().err

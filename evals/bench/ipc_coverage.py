@@ -2,7 +2,8 @@
 
     pip install -e '.[bench]'     # up-fast-downward (the Fast Downward binary)
     python evals/bench/ipc_coverage.py ../shared/data/ipc [--time 60] [--memory 4096]
-           [--domains depot satellite ...] [--tasks N] [--configs optimal satisficing] [--json out.json]
+           [--domains depot satellite ...] [--tasks N] [--configs optimal satisficing] [--json out.json [--resume]]
+    python evals/bench/ipc_coverage.py --summarise run1.json run2.json ...
 
 Why: the figures that say whether groundplan's search core is fast enough are coverage under the
 same limits as Fast Downward, not speed on a handful of small tasks. For every task of the IPC
@@ -28,6 +29,11 @@ compared (ours cheaper / equal / dearer), and the median ratio of expansions per
 search, ours / Fast Downward's (our `cpu_seconds` after grounding; Fast Downward's "Search time"),
 over the tasks both solved whose Fast Downward search took at least `MIN_FD_SEARCH` seconds
 (below that its clock is all rounding).
+
+A full run takes hours (every unsolved task costs the limit twice per config), so nothing is lost
+to a killed run: `--json F` is rewritten after every task, `--resume` skips the (task, config)
+pairs F already holds under the same limits, and `--summarise F G ...` prints the summary of
+several such files (runs of different domains in parallel processes, or a run in pieces).
 """
 from __future__ import annotations
 
@@ -264,11 +270,18 @@ def main(argv=None) -> int:
     parser.add_argument("--tasks", type=int, default=None, help="only the first N tasks of each domain (natural order)")
     parser.add_argument("--configs", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
     parser.add_argument("--json", default=None, help="write every run and the summary to this file ('-': stdout)")
+    parser.add_argument("--resume", action="store_true", help="skip the tasks and configs the --json file already holds")
+    parser.add_argument("--summarise", nargs="+", default=None, metavar="JSON",
+                        help="print the summary of these runs' JSON files together, run nothing")
     parser.add_argument("--quiet", action="store_true", help="no line per task")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
         return worker_main(args.worker)
+    if args.summarise:
+        return summarise_files(args.summarise, args.configs)
+    if args.resume and not args.json:
+        parser.error("--resume needs --json FILE (the run to continue)")
     from groundplan.planners.fast_downward import driver
 
     if driver() is None:
@@ -280,10 +293,13 @@ def main(argv=None) -> int:
         return 2
     tasks = task_list(ipc, args.domains, args.tasks)
     log = sys.stderr if args.json == "-" else sys.stdout
+    done = load_records([Path(args.json)], args.time, args.memory) if args.resume and args.json != "-" else {}
     records = []
     for t in tasks:
-        record = dict(domain=t["domain"], name=t["name"])
+        record = done.get((t["domain"], t["name"]), dict(domain=t["domain"], name=t["name"]))
         for config in args.configs:
+            if config in record:
+                continue
             ours = run_ours(t, config, args.time, args.memory)
             fd = run_fd(t, config, args.time, args.memory)
             record[config] = dict(ours=ours, fd=fd)
@@ -295,18 +311,70 @@ def main(argv=None) -> int:
                 print(f"{t['domain'] + '/' + t['name']:56} {config[:3]}  ours: {show(ours):42} fd: {show(fd)}", file=log,
                       flush=True)
         records.append(record)
-    summary, bugs = summarise(records, args.configs)
+        if args.json and args.json != "-":
+            save(Path(args.json), args.time, args.memory, records, args.configs)
+    return report(records, args.configs, args.time, args.memory, args.json, log)
+
+
+def report(records: list[dict], configs: list[str], seconds: float, memory_mb: int, json_out: str | None, log) -> int:
+    """Print the summary (and write the JSON); exit status 1 when an optimal cost disagrees."""
+    summary, bugs = summarise(records, configs)
     print(file=log)
-    print_summary(summary, args.configs, file=log)
+    print_summary(summary, configs, file=log)
     for bug in bugs:
         print(f"BUG: {bug}", file=log)
-    if args.json:
-        payload = json.dumps(dict(time=args.time, memory=args.memory, records=records, summary=summary, bugs=bugs), indent=1)
-        if args.json == "-":
-            print(payload)
-        else:
-            Path(args.json).write_text(payload)
+    if json_out == "-":
+        print(json.dumps(dict(time=seconds, memory=memory_mb, records=records, summary=summary, bugs=bugs), indent=1))
+    elif json_out:
+        save(Path(json_out), seconds, memory_mb, records, configs)
     return 1 if bugs else 0
+
+
+def save(path: Path, seconds: float, memory_mb: int, records: list[dict], configs: list[str]) -> None:
+    """Write the records so far (and their summary) atomically: a run killed mid-write keeps the last file."""
+    summary, bugs = summarise(records, configs)
+    payload = json.dumps(dict(time=seconds, memory=memory_mb, records=records, summary=summary, bugs=bugs), indent=1)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(payload)
+    os.replace(partial, path)
+
+
+def load_records(paths: list[Path], seconds: float | None = None, memory_mb: int | None = None) -> dict:
+    """(domain, task) -> record from earlier runs' JSON files; later files win a task's configs.
+    With `seconds`/`memory_mb`, a file run under other limits is refused: its results do not compare."""
+    out: dict = {}
+    for path in paths:
+        if not path.is_file():
+            continue
+        data = json.loads(path.read_text())
+        if seconds is not None and (data.get("time"), data.get("memory")) != (seconds, memory_mb):
+            raise SystemExit(f"{path}: run with --time {data.get('time')} --memory {data.get('memory')}, "
+                             f"not {seconds:g} and {memory_mb}: use another --json file or the same limits")
+        for r in data["records"]:
+            out.setdefault((r["domain"], r["name"]), dict(domain=r["domain"], name=r["name"])).update(
+                {k: v for k, v in r.items() if k in CONFIGS})
+    return out
+
+
+def summarise_files(paths: list[str], configs: list[str]) -> int:
+    """The summary of several runs' JSON files together (each task counted once)."""
+    files = [Path(p) for p in paths]
+    missing = [str(p) for p in files if not p.is_file()]
+    if missing:
+        print(f"no such file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    limits = {(d.get("time"), d.get("memory")) for d in (json.loads(p.read_text()) for p in files)}
+    if len(limits) > 1:
+        print(f"these runs used different limits {sorted(limits)}: their coverage does not add up", file=sys.stderr)
+        return 2
+    records = list(load_records(files).values())
+    configs = [c for c in configs if any(c in r for r in records)]
+    incomplete = [f"{r['domain']}/{r['name']}" for r in records if any(c not in r for c in configs)]
+    if incomplete:
+        print(f"{len(incomplete)} tasks lack a config ({', '.join(incomplete[:5])}...): summarised without them", file=sys.stderr)
+        records = [r for r in records if all(c in r for c in configs)]
+    (seconds, memory_mb), = limits
+    return report(records, configs, seconds, memory_mb, None, sys.stdout)
 
 
 if __name__ == "__main__":
