@@ -23,7 +23,7 @@ import threading
 import time
 
 INF = 1 << 60
-_state = {"kernels": None, "failed": False, "loader": None}
+_state = {"kernels": None, "failed": False, "loader": None, "bfs": None}
 _lock = threading.Lock()
 
 # a search asks for the compiled kernels once its heuristic has been in use this long (CPU
@@ -44,17 +44,26 @@ def mode() -> str:
 
 def kernels():
     """The compiled kernels (a module), loaded now (compiled first on a cold cache), or None when
-    numba cannot be imported."""
+    numba cannot be imported. Blind search's kernel (search/_compiled_bfs.py) loads with them,
+    so one switch (`Switch`, `GROUNDPLAN_JIT`) governs all compiled code."""
     with _lock:
         if _state["kernels"] is None and not _state["failed"]:
             try:
                 from . import _compiled
+                from ..search import _compiled_bfs
             except ImportError:
                 _state["failed"] = True
                 return None
             _warm(_compiled)
+            _warm_bfs(_compiled_bfs)
+            _state["bfs"] = _compiled_bfs
             _state["kernels"] = _compiled
     return _state["kernels"]
+
+
+def bfs_kernel():
+    """The compiled breadth-first search (search/_compiled_bfs.py), once `kernels()` has loaded."""
+    return _state["bfs"] if _state["kernels"] is not None else None
 
 
 def _warm(module) -> None:
@@ -66,6 +75,20 @@ def _warm(module) -> None:
                                   count=[0], cost=[0], free=[0], dense={}))
     module.lmcut_value(tiny.block, tiny.head, b"")
     module.hmax_value(tiny.block, tiny.head, b"", tiny.empty, tiny.empty)
+
+
+def _warm_bfs(module) -> None:
+    """Load (or compile) the blind-search kernel on a two-state task."""
+    import numpy as np
+
+    one = np.ones((1, 1), dtype=np.uint64)
+    ints = np.zeros(2, dtype=np.int64)
+    states, table = np.zeros((4, 1), dtype=np.uint64), np.full(16, -1, dtype=np.int64)
+    module.rehash(states, 1, table)
+    module.expand(states, np.full(4, -1, dtype=np.int64), np.full(4, -1, dtype=np.int64), table,
+                  np.array([1, 0, 0, 0], dtype=np.int64), ~one, np.zeros(1, dtype=np.bool_), one, one,
+                  np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64),
+                  ints[:0], ints[:0], one[0], ~one[0], ints, np.zeros(1, dtype=np.uint64), 1)
 
 
 def load_in_background() -> None:

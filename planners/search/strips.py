@@ -124,6 +124,11 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
     parents = {s0: None}
     if s0 & gpos == gpos and not s0 & gneg:
         return _result(view, SOLVED_OPTIMAL, "bfs", parents, s0, 0, 1, limits, start)
+    from ..heuristics.kernels import Switch
+
+    switch = Switch()  # to the compiled search (strips_compiled.py) once the kernels are loaded
+    if switch.compiled():
+        return _compiled_bfs(view, parents, 0, 0, 0, limits)
     root = view.flat
     layer = [s0]
     expanded = generated = 0
@@ -132,6 +137,7 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
     while layer:
         nxt = []
         append = nxt.append
+        began = expanded
         for s in layer:
             countdown -= 1
             if not countdown:
@@ -139,6 +145,9 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
                 if stop:
                     return _result(view, _stopped(stop), "bfs", parents, None, expanded, generated, limits, start)
                 countdown = pace()
+                if switch.compiled():  # `parents` holds [..., layer, nxt]: s is the next to expand
+                    at = len(parents) - len(nxt) - len(layer) + expanded - began
+                    return _compiled_bfs(view, parents, at, expanded, generated, limits)
             expanded += 1
             stack = [root]
             pop, push = stack.pop, stack.append
@@ -162,6 +171,13 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
                     live ^= low
         layer = nxt
     return _result(view, UNSOLVABLE_PROVEN, "bfs", parents, None, expanded, generated, limits, start)
+
+
+def _compiled_bfs(view, parents, at, expanded, generated, limits) -> PlanResult:
+    from ..heuristics.kernels import bfs_kernel
+    from . import strips_compiled
+
+    return strips_compiled.search(view, bfs_kernel(), parents, at, expanded, generated, limits, _result)
 
 
 def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="astar", admissible=True,
