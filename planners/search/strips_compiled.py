@@ -2,7 +2,7 @@
 strips.bfs, which hands over to it, with the same plans, costs, statuses and counts.
 
 Why: blind search is all successor walk and duplicate test, which interpreted Python does at
-about 0.45x of Fast Downward's rate (issue 35). This module packs the view's ops, goal and
+about 0.45x of Fast Downward's rate (issue 35). This module packs the view's ops and
 successor tree into arrays once per view, runs the kernel in chunks of expansions (the time and
 memory limits are checked between chunks, which are kept between 2 and 10 ms long), grows the
 state arrays between chunks, and turns the goal's chain of parents back into the view's ops.
@@ -21,14 +21,14 @@ MAX_BUDGET = 1 << 20  # expansions in one kernel call, at most
 
 
 class Packed:
-    """A StripsView's ops, goal and successor tree as numpy arrays (built once per view)."""
+    """A StripsView's ops and successor tree as numpy arrays (built once per view)."""
 
-    def __init__(self, view):
+    def __init__(self, view, top: int):
         import numpy as np
 
         ops = view.ops
         number = {id(op): i for i, op in enumerate(ops)}
-        top = max([view.goal_pos.bit_length(), view.goal_neg.bit_length(), 1] +
+        top = max([top, 1] +
                   [max(op.pre_pos.bit_length(), op.pre_neg.bit_length(), op.add.bit_length(), (~op.keep).bit_length())
                    for op in ops])
         self.words = words = (top + 63) // 64
@@ -42,7 +42,6 @@ class Packed:
         self.has_neg = np.asarray([op.pre_neg != 0 for op in ops], dtype=np.bool_).reshape(len(ops))
         self.keep = ~pack([~op.keep for op in ops])
         self.add = pack([op.add for op in ops])
-        self.goal_pos, self.goal_neg = pack([view.goal_pos])[0].copy(), pack([view.goal_neg])[0].copy()
         nodes = [view.tree]
         ops_start, node_ops, child_start, child_fact, child_node = [0], [], [0], [], []
         for node in nodes:  # breadth-first numbering: the root is 0
@@ -61,16 +60,17 @@ class Packed:
     def row(self, bits: int):
         import numpy as np
 
-        return np.frombuffer(bits.to_bytes(8 * self.words, "little"), dtype="<u8")
+        return np.frombuffer(bits.to_bytes(8 * self.words, "little"), dtype="<u8").astype(np.uint64)
 
     def bits(self, row) -> int:
         return int.from_bytes(row.astype("<u8").tobytes(), "little")
 
 
-def packed(view) -> Packed:
+def packed(view, top: int) -> Packed:
+    """The view's Packed, with room for fact number `top` - 1 (a state's or the goal's)."""
     p = getattr(view, "_packed", None)
-    if p is None:
-        p = view._packed = Packed(view)
+    if p is None or 64 * p.words < top:
+        p = view._packed = Packed(view, top)
     return p
 
 
@@ -82,7 +82,8 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
 
     from .strips import _stopped
 
-    p = packed(view)
+    p = packed(view, max(max(bits.bit_length() for bits in parents), view.goal_pos.bit_length(),
+                         view.goal_neg.bit_length()))
     n = len(parents)
     room = len(p.ops)
     cap = max(1024, 2 * (n + room))
@@ -108,12 +109,13 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
     kernel.rehash(states, n, table)
     counters = np.array([n, next_index, expanded, generated], dtype=np.int64)
     t = np.zeros(p.words, dtype=np.uint64)
+    goal_pos, goal_neg = p.row(view.goal_pos), p.row(view.goal_neg)
     budget = 64
     ops_start, node_ops, child_start, child_fact, child_node = p.tree
     while True:
         began = time.perf_counter()
         found = kernel.expand(states, parent, via, table, counters, p.neg, p.has_neg, p.keep, p.add, ops_start, node_ops,
-                              child_start, child_fact, child_node, p.goal_pos, p.goal_neg, p.stack, t, budget)
+                              child_start, child_fact, child_node, goal_pos, goal_neg, p.stack, t, budget)
         n, _, expanded, generated = (int(c) for c in counters)
         if found >= 0:
             path = [found]

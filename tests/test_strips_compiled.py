@@ -1,0 +1,112 @@
+"""The compiled breadth-first search (planners/search/strips_compiled.py, _compiled_bfs.py) finds
+what the interpreted strips.bfs finds: the same status, plan, cost and counts of expanded and
+generated states, from the start, after a hand-over in the middle of a layer, for goals drawn
+from random walks (negative goal facts too) and for unreachable goals (the whole space expanded).
+"""
+import copy
+import random
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from heuristic_worlds import load_world, walk_states
+from groundplan.planners.heuristics import kernels
+from groundplan.planners.search import strips
+
+WORLDS = ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json",
+          "problems/logistics/logistics-c2-p2-s1.json",
+          "pddl:evals/bench/pddl/gripper/prob02.pddl", "up:depot"]
+
+compiled = pytest.importorskip("numba") and kernels.kernels()
+
+
+def _view(world):
+    task = load_world(world)
+    task.applicable(task.initial_state())
+    view = strips.strips_view(task)
+    if view is None:
+        pytest.skip(f"{world} is not plain STRIPS")
+    return task, view
+
+
+def _run(view, start, monkeypatch, jit):
+    monkeypatch.setenv("GROUNDPLAN_JIT", jit)
+    r = strips.bfs(view, start)
+    return r.status, r.plan, r.cost, r.expanded, r.generated
+
+
+@pytest.mark.parametrize("world", WORLDS)
+def test_same_search(world, monkeypatch):
+    task, view = _view(world)
+    start = task.initial_state()
+    assert _run(view, start, monkeypatch, "1") == _run(view, start, monkeypatch, "0")
+
+
+class _Late:
+    """A kernels.Switch that says 'compiled' from its `after`-th question on."""
+
+    after = 3
+
+    def __init__(self):
+        self.asked = 0
+
+    def compiled(self):
+        self.asked += 1
+        return self.asked > self.after
+
+
+@pytest.mark.parametrize("after", [1, 4, 7])
+@pytest.mark.parametrize("world", ["problems/gripper/prob03.json", "up:depot"])
+def test_hand_over(world, after, monkeypatch):
+    task, view = _view(world)
+    start = task.initial_state()
+    python = _run(view, start, monkeypatch, "0")
+    monkeypatch.setattr(_Late, "after", after)
+    monkeypatch.setattr(kernels, "Switch", _Late)
+    assert _run(view, start, monkeypatch, "auto") == python
+
+
+def _facts(bits):
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+@settings(max_examples=16, deadline=None, suppress_health_check=list(HealthCheck))
+@given(world=st.sampled_from(WORLDS), seed=st.integers(0, 10**6))
+def test_random_goals_and_negative_preconditions(world, seed):
+    """Goals: facts of a state a random walk reached, and facts false there; a few ops are given
+    a negative precondition on a random fact (no shipped STRIPS world has one)."""
+    task, view = _view(world)
+    target = ([task.initial_state()] + list(walk_states(task, seed, 12)))[-1].facts
+    rng = random.Random(seed)
+    known = _facts(task.initial_state().facts | target | sum(op.add for op in view.ops))
+    ops = []
+    for op in view.ops:
+        if rng.random() < 0.1:
+            op = copy.copy(op)
+            op.pre_neg = 1 << rng.choice(known)
+        ops.append(op)
+    goal = SimpleNamespace(pos=sum(1 << f for f in _facts(target) if rng.random() < 0.5),
+                           neg=sum(1 << f for f in known if not target >> f & 1 and rng.random() < 0.2))
+    view = strips.StripsView(task, ops, goal)
+    start = task.initial_state()
+    with pytest.MonkeyPatch.context() as mp:
+        assert _run(view, start, mp, "1") == _run(view, start, mp, "0")
+
+
+@pytest.mark.parametrize("world", ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json"])
+def test_unreachable_goal(world, monkeypatch):
+    task, view = _view(world)
+    view = copy.copy(view)
+    top = max(op.add.bit_length() for op in view.ops) + task.initial_state().facts.bit_length()
+    view.goal_pos = 1 << top  # a fact no op adds
+    start = task.initial_state()
+    found = _run(view, start, monkeypatch, "1")
+    assert found == _run(view, start, monkeypatch, "0")
+    assert found[0] == "unsolvable-proven" and found[3] > 50
