@@ -98,6 +98,10 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
         raw = bytearray()
         size = 8 * p.words
         for k, (bits, link) in enumerate(parents.items()):
+            if not k & 0xFFFF:
+                stop = limits.exceeded()  # millions of states may come over
+                if stop:
+                    return result(view, _stopped(stop), "bfs", {}, None, expanded, generated, limits, None)
             number[bits] = k
             raw += bits.to_bytes(size, "little")
             if link is not None:
