@@ -20,6 +20,7 @@ WORLDS = ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json"
           "pddl:evals/bench/pddl/gripper/prob02.pddl", "up:depot"]
 
 compiled = pytest.importorskip("numba") and kernels.kernels()
+compiled_bfs = strips._compiled_bfs
 
 
 def _view(world):
@@ -33,7 +34,13 @@ def _view(world):
 
 def _run(view, start, monkeypatch, jit):
     monkeypatch.setenv("GROUNDPLAN_JIT", jit)
+    monkeypatch.setattr(strips, "HAND_OVER_AFTER", 0)  # at the first check: before the first expansion
+    handed = []
+    monkeypatch.setattr(strips, "_compiled_bfs", lambda *args: handed.append(1) or compiled_bfs(*args))
     r = strips.bfs(view, start)
+    s0 = start.facts
+    solved_at_once = s0 & view.goal_pos == view.goal_pos and not s0 & view.goal_neg
+    assert len(handed) == (jit != "0" and not solved_at_once)
     return r.status, r.plan, r.cost, r.expanded, r.generated
 
 

@@ -113,6 +113,12 @@ def _result(view, status, planner, parents, goal_bits, expanded, generated, limi
                       expanded=expanded, generated=generated, seconds=limits.seconds, cpu_seconds=limits.cpu_seconds, peak_memory_mb=limits.peak_mb, **extra)
 
 
+# Breadth-first search moves to its compiled twin (strips_compiled.py) once the kernels are loaded
+# and it has expanded this many states: packing the arrays costs about as much as a few hundred
+# interpreted expansions, so the smallest searches end sooner without it.
+HAND_OVER_AFTER = 256
+
+
 def _stopped(stop):
     return TIMEOUT if stop == "timeout" else MEMOUT
 
@@ -127,8 +133,6 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
     from ..heuristics.kernels import Switch
 
     switch = Switch()  # to the compiled search (strips_compiled.py) once the kernels are loaded
-    if switch.compiled():
-        return _compiled_bfs(view, parents, 0, 0, 0, limits)
     root = view.flat
     layer = [s0]
     expanded = generated = 0
@@ -145,7 +149,7 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
                 if stop:
                     return _result(view, _stopped(stop), "bfs", parents, None, expanded, generated, limits, start)
                 countdown = pace()
-                if switch.compiled():  # `parents` holds [..., layer, nxt]: s is the next to expand
+                if expanded >= HAND_OVER_AFTER and switch.compiled():  # `parents`: [..., layer, nxt]; s is next
                     at = len(parents) - len(nxt) - len(layer) + expanded - began
                     return _compiled_bfs(view, parents, at, expanded, generated, limits)
             expanded += 1
