@@ -67,7 +67,7 @@ def strips_view(task) -> StripsView | None:
 
 def _flatten(root):
     """The successor tree as nested tuples for the hot loops below: (ops, mask, children), an op as
-    (pre_neg, keep, add, op) and children keyed by fact, so a walk unpacks tuples instead of
+    (pre_neg, keep, add, cost, op) and children keyed by fact, so a walk unpacks tuples instead of
     reading attributes. The same nodes and order as the tree (engine.successors)."""
     order, stack = [], [root]
     while stack:
@@ -76,7 +76,7 @@ def _flatten(root):
         stack.extend(node.children.values())
     flat = {}
     for node in reversed(order):  # every child before its parent
-        flat[id(node)] = (tuple((op.pre_neg, op.keep, op.add, op) for op in node.actions), node.mask,
+        flat[id(node)] = (tuple((op.pre_neg, op.keep, op.add, op.cost, op) for op in node.actions), node.mask,
                           {f: flat[id(child)] for f, child in node.children.items()})
     return flat[id(root)]
 
@@ -88,7 +88,7 @@ def _successors(root, s):
     stack = [root]
     while stack:
         ops, live, children = stack.pop()
-        for neg, keep, add, op in ops:
+        for neg, keep, add, cost, op in ops:
             if not s & neg:
                 out.append((op, (s & keep) | add))
         live &= s
@@ -158,7 +158,7 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
             pop, push = stack.pop, stack.append
             while stack:
                 ops, live, children = pop()
-                for neg, keep, add, op in ops:
+                for neg, keep, add, cost, op in ops:
                     if s & neg:
                         continue
                     t = s & keep | add
@@ -228,12 +228,12 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
         pop, push = stack.pop, stack.append
         while stack:
             ops, live, children = pop()
-            for neg, keep, add, op in ops:
+            for neg, keep, add, cost, op in ops:
                 if s & neg:
                     continue
                 t = s & keep | add
                 generated += 1
-                g2 = g + op.cost
+                g2 = g + cost
                 if g2 >= get_g(t, inf):
                     continue
                 countdown -= 1
@@ -294,7 +294,7 @@ def lazy_greedy(view: StripsView, h, start, time_limit=None, memory_limit=None, 
         pop, push = stack.pop, stack.append
         while stack:
             ops, live, children = pop()
-            for neg, keep, add, op in ops:
+            for neg, keep, add, cost, op in ops:
                 if s & neg:
                     continue
                 t = s & keep | add
