@@ -23,7 +23,7 @@ import threading
 import time
 
 INF = 1 << 60
-_state = {"kernels": None, "failed": False, "loader": None, "bfs": None}
+_state = {"kernels": None, "failed": False, "loader": None, "bfs": None, "astar": None}
 _lock = threading.Lock()
 
 # a search asks for the compiled kernels once its heuristic has been in use this long (CPU
@@ -44,19 +44,19 @@ def mode() -> str:
 
 def kernels():
     """The compiled kernels (a module), loaded now (compiled first on a cold cache), or None when
-    numba cannot be imported. Blind search's kernel (search/_compiled_bfs.py) loads with them,
-    so one switch (`Switch`, `GROUNDPLAN_JIT`) governs all compiled code."""
+    numba cannot be imported. The searches' kernels (search/_compiled_bfs.py, _compiled_astar.py)
+    load with them, so one switch (`Switch`, `GROUNDPLAN_JIT`) governs all compiled code."""
     with _lock:
         if _state["kernels"] is None and not _state["failed"]:
             try:
                 from . import _compiled
-                from ..search import _compiled_bfs
+                from ..search import _compiled_astar, _compiled_bfs
             except ImportError:
                 _state["failed"] = True
                 return None
             _warm(_compiled)
-            _warm_bfs(_compiled_bfs)
-            _state["bfs"] = _compiled_bfs
+            _warm_search(_compiled_bfs, _compiled_astar)
+            _state["bfs"], _state["astar"] = _compiled_bfs, _compiled_astar
             _state["kernels"] = _compiled
     return _state["kernels"]
 
@@ -77,18 +77,30 @@ def _warm(module) -> None:
     module.hmax_value(tiny.block, tiny.head, b"", tiny.empty, tiny.empty)
 
 
-def _warm_bfs(module) -> None:
-    """Load (or compile) the blind-search kernel on a two-state task."""
+def _warm_search(bfs, astar) -> None:
+    """Load (or compile) the searches' kernels on a one-op task whose goal is one step away."""
     import numpy as np
 
+    from types import SimpleNamespace
+
+    tiny = Tables(SimpleNamespace(size=2, goal=0, init=1, pre=[[]], add=[[0]], adders=[[0]], users=[[], [0]],
+                                  count=[0], cost=[0], free=[0], dense={}))
     one = np.ones((1, 1), dtype=np.uint64)
     ints = np.zeros(2, dtype=np.int64)
-    states, table = np.zeros((4, 1), dtype=np.uint64), np.full(16, -1, dtype=np.int64)
-    module.rehash(states, 1, table)
-    module.expand(states, np.full(4, -1, dtype=np.int64), np.full(4, -1, dtype=np.int64), table,
-                  np.array([1, 0, 0, 0], dtype=np.int64), ~one, np.zeros(1, dtype=np.bool_), one, one,
-                  np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64),
-                  ints[:0], ints[:0], one[0], ~one[0], ints, np.zeros(1, dtype=np.uint64), 1)
+    tree = (np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), ints[:0], ints[:0])
+    for which in (0, 1, 2):
+        states, table = np.zeros((4, 1), dtype=np.uint64), np.full(16, -1, dtype=np.int64)
+        bfs.rehash(states, 1, table)
+        links = np.full(4, -1, dtype=np.int64), np.full(4, -1, dtype=np.int64)
+        ops = ~one, np.zeros(1, dtype=np.bool_), one, one
+        rest = one[0], ~one[0], np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.uint64)
+        if which == 2:
+            bfs.expand(states, *links, table, np.array([1, 0, 0, 0], dtype=np.int64), *ops, *tree, *rest, 1)
+        else:
+            heap = np.zeros((4, 5), dtype=np.int64)
+            astar.heap_push(heap, 0, 1, 1, 0, 0, 0)
+            astar.astar(states, *links, np.zeros(4, dtype=np.int64), table, heap, np.array([1, 1, 0, 0, 0, 0], dtype=np.int64),
+                        *ops, np.ones(1, dtype=np.int64), *tree, *rest, which, tiny.block, tiny.head, 1)
 
 
 def load_in_background() -> None:

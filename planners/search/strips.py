@@ -178,6 +178,23 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
     return _result(view, UNSOLVABLE_PROVEN, "bfs", parents, None, expanded, generated, limits, start)
 
 
+def _bfs_kernel():
+    from ..heuristics.kernels import bfs_kernel
+
+    return bfs_kernel()
+
+
+def _kernels_loaded() -> bool:
+    return _bfs_kernel() is not None
+
+
+def _packed_costs(view) -> bool:
+    """Whether every op's cost is a whole number (the compiled A* keeps g in int64)."""
+    from . import strips_compiled
+
+    return strips_compiled.packed(view, view.goal_pos.bit_length()).cost is not None
+
+
 def _compiled_bfs(view, parents, at, expanded, generated, limits) -> PlanResult:
     from ..heuristics.kernels import bfs_kernel
     from . import strips_compiled
@@ -186,10 +203,15 @@ def _compiled_bfs(view, parents, at, expanded, generated, limits) -> PlanResult:
 
 
 def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="astar", admissible=True,
-               time_limit=None, memory_limit=None, heuristic_name=None) -> PlanResult:
+               time_limit=None, memory_limit=None, heuristic_name=None, compiled=None) -> PlanResult:
     """A*/weighted A*/greedy over bitsets; `h` maps fact bits to an estimate (inf: dead end).
     Limits are checked at the pace Limits.pace sets, counting expansions and evaluations alike
-    (one evaluation can take long: h_max on 180,000 actions, 0.25 s)."""
+    (one evaluation can take long: h_max on 180,000 actions, 0.25 s).
+
+    `compiled`: for h_max and LM-cut, says when `h` runs compiled (their compiled_tables); A*
+    (weight 1, integer costs) then moves to its compiled twin (strips_compiled.astar), once
+    evaluations are quick enough that limits are checked every Limits.PACE_MAX of them (the
+    compiled search checks them between expansions only)."""
     limits = Limits(time_limit, memory_limit)
     s0 = start.facts
     gpos, gneg = view.goal_pos, view.goal_neg
@@ -205,12 +227,14 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
     heappop, heappush, exceeded, pace, inf = heapq.heappop, heapq.heappush, limits.exceeded, limits.pace, math.inf
     get_g = best_g.get
     countdown = 1
+    if compiled is not None and (planner != "astar" or not optimal or weight != 1 or greedy):
+        compiled = None
 
     def stopped(stop, f):
         return _result(view, _stopped(stop), planner, parents, None, expanded, generated, limits,
                        start, heuristic=heuristic_name, lower_bound=f if optimal else None)
     while heap:
-        f, hv, _, s, g = heappop(heap)
+        f, hv, c, s, g = heappop(heap)
         if g > best_g[s]:
             continue
         countdown -= 1
@@ -219,6 +243,14 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
             if stop:
                 return stopped(stop, f)
             countdown = pace()
+            if compiled is not None and countdown >= limits.PACE_MAX:
+                tables = compiled()
+                if tables is not None and _kernels_loaded() and _packed_costs(view):
+                    heappush(heap, (f, hv, c, s, g))  # back: the compiled search pops it again
+                    from . import strips_compiled
+
+                    return strips_compiled.astar(view, _bfs_kernel(), tables[0], tables[1], heap, best_g, parents,
+                                                 counter, expanded, generated, limits, _result, heuristic_name)
         if s & gpos == gpos and not s & gneg:
             bound = None if optimal else (weight if admissible and not greedy else None)
             return _result(view, SOLVED_OPTIMAL if optimal else SOLVED_SATISFICING, planner, parents, s, expanded, generated,

@@ -42,6 +42,9 @@ class Packed:
         self.has_neg = np.asarray([op.pre_neg != 0 for op in ops], dtype=np.bool_).reshape(len(ops))
         self.keep = ~pack([~op.keep for op in ops])
         self.add = pack([op.add for op in ops])
+        integral = all(isinstance(op.cost, (int, float)) and float(op.cost).is_integer() and 0 <= op.cost < 1 << 40
+                       for op in ops)
+        self.cost = np.asarray([int(op.cost) for op in ops], dtype=np.int64) if integral else None  # None: no A* here
         nodes = [view.tree]
         ops_start, node_ops, child_start, child_fact, child_node = [0], [], [0], [], []
         for node in nodes:  # breadth-first numbering: the root is 0
@@ -84,31 +87,12 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
 
     p = packed(view, max(max(bits.bit_length() for bits in parents), view.goal_pos.bit_length(),
                          view.goal_neg.bit_length()))
-    n = len(parents)
     room = len(p.ops)
-    cap = max(1024, 2 * (n + room))
-    states = np.zeros((cap, p.words), dtype=np.uint64)
-    parent = np.full(cap, -1, dtype=np.int64)
-    via = np.full(cap, -1, dtype=np.int64)
-    if n == 1:
-        states[0] = p.row(next(iter(parents)))
-    else:
-        number = {}
-        op_number = {id(op): i for i, op in enumerate(p.ops)}
-        raw = bytearray()
-        size = 8 * p.words
-        for k, (bits, link) in enumerate(parents.items()):
-            if not k & 0xFFFF:
-                stop = limits.exceeded()  # millions of states may come over
-                if stop:
-                    return result(view, _stopped(stop), "bfs", {}, None, expanded, generated, limits, None)
-            number[bits] = k
-            raw += bits.to_bytes(size, "little")
-            if link is not None:
-                parent[k] = number[link[0]]
-                via[k] = op_number[id(link[1])]
-        states[:n] = np.frombuffer(bytes(raw), dtype="<u8").reshape(n, p.words)
-        del number, raw
+    carried = _carry(p, parents, 2 * (len(parents) + room), limits)
+    if isinstance(carried, str):
+        return result(view, _stopped(carried), "bfs", {}, None, expanded, generated, limits, None)
+    states, parent, via, _ = carried
+    n, cap = len(parents), len(states)
     table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
     kernel.rehash(states, n, table)
     counters = np.array([n, next_index, expanded, generated], dtype=np.int64)
@@ -122,27 +106,14 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
                               child_start, child_fact, child_node, goal_pos, goal_neg, p.stack, t, budget)
         n, _, expanded, generated = (int(c) for c in counters)
         if found >= 0:
-            path = [found]
-            while parent[path[-1]] >= 0:
-                path.append(int(parent[path[-1]]))
-            path.reverse()
-            chain = {p.bits(states[path[0]]): None}
-            before = next(iter(chain))
-            for k in path[1:]:
-                bits = p.bits(states[k])
-                chain[bits] = (before, p.ops[int(via[k])])
-                before = bits
-            return result(view, SOLVED_OPTIMAL, "bfs", chain, before, expanded, generated, limits, None)
+            chain, bits = _chain(p, states, parent, via, found)
+            return result(view, SOLVED_OPTIMAL, "bfs", chain, bits, expanded, generated, limits, None)
         if found == -2:
             return result(view, UNSOLVABLE_PROVEN, "bfs", {}, None, expanded, generated, limits, None)
         if found == -3:
             while n + room > cap or 2 * (n + room) > len(table):
                 cap *= 2
-            grown = np.zeros((cap, p.words), dtype=np.uint64)
-            grown[:n] = states[:n]
-            states = grown
-            parent = np.concatenate([parent[:n], np.full(cap - n, -1, dtype=np.int64)])
-            via = np.concatenate([via[:n], np.full(cap - n, -1, dtype=np.int64)])
+            states, parent, via = _grow(states, n, cap, 0), _grow(parent, n, cap, -1), _grow(via, n, cap, -1)
             table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
             kernel.rehash(states, n, table)
         else:
@@ -154,6 +125,143 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
         stop = limits.exceeded()
         if stop:
             return result(view, _stopped(stop), "bfs", {}, None, expanded, generated, limits, None)
+
+
+def astar(view, kernel, tables, which, heap, best_g, parents, counter, expanded, generated, limits, result,
+          heuristic_name):
+    """A* (weight 1) with the compiled h_max (`which` 0) or LM-cut (1) over `tables`
+    (heuristics/kernels.Tables), carrying on from strips.best_first's heap (its tuples), best_g
+    and parents (same keys, same order) and counts. Every state is expanded as strips.best_first
+    would: the same plan, counts and status."""
+    import numpy as np
+
+    from .strips import _stopped
+
+    p = packed(view, max(max(bits.bit_length() for bits in parents), view.goal_pos.bit_length(),
+                         view.goal_neg.bit_length()))
+    room = len(p.ops)
+    cap = 2 * (len(parents) + room)
+    carried = _carry(p, parents, cap, limits)
+    f = heap[0][0] if heap else 0
+
+    def stopped(stop):
+        return result(view, _stopped(stop), "astar", {}, None, expanded, generated, limits, None,
+                      heuristic=heuristic_name, lower_bound=float(f))
+    if isinstance(carried, str):
+        return stopped(carried)
+    states, parent, via, number = carried
+    n, cap = len(parents), len(states)
+    gval = np.full(cap, _NO_G, dtype=np.int64)
+    for bits, g in best_g.items():
+        gval[number[bits]] = g
+    rows = np.zeros((max(1024, 2 * (len(heap) + room)), 5), dtype=np.int64)
+    for i, (f_, h_, c_, bits, g_) in enumerate(heap):  # a heapq heap is a binary heap as the kernel's
+        rows[i] = (f_, h_, c_, number[bits], g_)
+    del number
+    size = len(heap)
+    table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
+    kernel.rehash(states, n, table)
+    counters = np.array([n, size, counter, expanded, generated, f], dtype=np.int64)
+    t = np.zeros(p.words, dtype=np.uint64)
+    goal_pos, goal_neg = p.row(view.goal_pos), p.row(view.goal_neg)
+    budget = 64
+    ops_start, node_ops, child_start, child_fact, child_node = p.tree
+    astar_kernel = _state_kernels()["astar"]
+    while True:
+        began = time.perf_counter()
+        found, tables.head = astar_kernel.astar(
+            states, parent, via, gval, table, rows, counters, p.neg, p.has_neg, p.keep, p.add, p.cost, ops_start, node_ops,
+            child_start, child_fact, child_node, goal_pos, goal_neg, p.stack, t, which, tables.block, tables.head, budget)
+        n, size, _, expanded, generated, f = (int(c) for c in counters)
+        if found >= 0:
+            chain, bits = _chain(p, states, parent, via, found)
+            return result(view, SOLVED_OPTIMAL, "astar", chain, bits, expanded, generated, limits, None,
+                          heuristic=heuristic_name, bound=None)
+        if found == -2:
+            return result(view, UNSOLVABLE_PROVEN, "astar", {}, None, expanded, generated, limits, None,
+                          heuristic=heuristic_name)
+        if found == -3:
+            while n + room > cap:
+                cap *= 2
+            if cap > len(states):
+                states, parent, via = _grow(states, n, cap, 0), _grow(parent, n, cap, -1), _grow(via, n, cap, -1)
+                gval = _grow(gval, n, cap, _NO_G)
+                table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
+                kernel.rehash(states, n, table)
+            if size + room > len(rows):
+                rows = _grow(rows, size, 2 * (size + room), 0)
+        else:
+            spent = time.perf_counter() - began
+            if spent < 0.002 and budget < MAX_BUDGET:
+                budget *= 2
+            elif spent > 0.01 and budget > 1:
+                budget //= 2
+        stop = limits.exceeded()
+        if stop:
+            return stopped(stop)
+
+
+def _state_kernels():
+    from ..heuristics.kernels import _state
+
+    return _state
+
+
+_NO_G = 1 << 62  # _compiled_astar.NO_G: no best g known (numba is not imported here)
+
+
+def _carry(p, parents, cap, limits):
+    """(states, parent, via, number) arrays of `cap` rows holding the states of `parents` (bits ->
+    (parent bits, op) or None, in the order generated) and `number` (bits -> row); or the
+    status, when a limit ran out meanwhile (millions of states may come over from an
+    interpreted search)."""
+    import numpy as np
+
+    n = len(parents)
+    cap = max(1024, cap)
+    states = np.zeros((cap, p.words), dtype=np.uint64)
+    parent = np.full(cap, -1, dtype=np.int64)
+    via = np.full(cap, -1, dtype=np.int64)
+    number = {}
+    op_number = {id(op): i for i, op in enumerate(p.ops)}
+    raw = bytearray()
+    size = 8 * p.words
+    for k, bits in enumerate(parents):
+        if not k & 0xFFFF and k:
+            stop = limits.exceeded()
+            if stop:
+                return stop
+        number[bits] = k
+        raw += bits.to_bytes(size, "little")
+    for k, link in enumerate(parents.values()):  # in A*, a better path may come from a later state
+        if link is not None:
+            parent[k] = number[link[0]]
+            via[k] = op_number[id(link[1])]
+    states[:n] = np.frombuffer(bytes(raw), dtype="<u8").reshape(n, p.words)
+    return states, parent, via, number
+
+
+def _chain(p, states, parent, via, found):
+    """The parents dict of the path to state `found` only, and its bits (what strips._result reads)."""
+    path = [found]
+    while parent[path[-1]] >= 0:
+        path.append(int(parent[path[-1]]))
+    path.reverse()
+    before = p.bits(states[path[0]])
+    chain = {before: None}
+    for k in path[1:]:
+        bits = p.bits(states[k])
+        chain[bits] = (before, p.ops[int(via[k])])
+        before = bits
+    return chain, before
+
+
+def _grow(array, n, cap, fill):
+    import numpy as np
+
+    grown = np.full((cap,) + array.shape[1:], fill, dtype=array.dtype)
+    grown[:n] = array[:n]
+    return grown
 
 
 def _power_of_two(at_least: int) -> int:
