@@ -2,6 +2,9 @@
 what the interpreted strips.bfs finds: the same status, plan, cost and counts of expanded and
 generated states, from the start, after a hand-over in the middle of a layer, for goals drawn
 from random walks (negative goal facts too) and for unreachable goals (the whole space expanded).
+The compiled A* (_compiled_astar.py) likewise against strips.best_first with the same compiled
+h_max and LM-cut, handed over at the first check. Ops are given random negative preconditions
+(no shipped STRIPS world has one).
 """
 import copy
 import random
@@ -13,7 +16,7 @@ from hypothesis import strategies as st
 
 from heuristic_worlds import load_world, walk_states
 from groundplan.planners.heuristics import kernels
-from groundplan.planners.search import strips
+from groundplan.planners.search import strips, strips_compiled
 
 WORLDS = ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json",
           "problems/logistics/logistics-c2-p2-s1.json",
@@ -117,3 +120,60 @@ def test_unreachable_goal(world, monkeypatch):
     found = _run(view, start, monkeypatch, "1")
     assert found == _run(view, start, monkeypatch, "0")
     assert found[0] == "unsolvable-proven" and found[3] > 50
+
+
+def _astar(view, task, heuristic, monkeypatch, compiled_search):
+    from groundplan.planners import limits
+    from groundplan.planners.heuristics import make
+
+    monkeypatch.setenv("GROUNDPLAN_JIT", "1")
+    h = make(task, heuristic)
+    h.from_bits(task.initial_state().facts)  # the heuristic switches to its compiled kernel now
+    assert h.compiled_tables() is not None
+    handed = []
+    if compiled_search:
+        monkeypatch.setattr(limits.Limits, "PACE_MAX", 1)  # hand over at the first check
+        real = strips_compiled.astar
+        monkeypatch.setattr(strips_compiled, "astar", lambda *args: handed.append(1) or real(*args))
+    else:
+        monkeypatch.setattr(strips, "_kernels_loaded", lambda: False)
+    r = strips.best_first(view, h.from_bits, task.initial_state(), heuristic_name=h.name, compiled=h.compiled_tables)
+    monkeypatch.undo()
+    assert len(handed) == (compiled_search and h.from_bits(task.initial_state().facts) != float("inf"))
+    return r.status, r.plan, r.cost, r.expanded, r.generated
+
+
+@pytest.mark.parametrize("heuristic", ["hmax", "lmcut"])
+@pytest.mark.parametrize("world", WORLDS)
+def test_astar_same_search(world, heuristic, monkeypatch):
+    task, view = _view(world)
+    assert _astar(view, task, heuristic, monkeypatch, True) == _astar(view, task, heuristic, monkeypatch, False)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(world=st.sampled_from(WORLDS), heuristic=st.sampled_from(["hmax", "lmcut"]), seed=st.integers(0, 10**6))
+def test_astar_negative_preconditions_and_other_goals(world, heuristic, seed):
+    """As test_random_goals_and_negative_preconditions, for A*: the heuristic, built for the
+    task's own goal, is then no longer a bound, but both searches must still do the same."""
+    task, view = _view(world)
+    target = ([task.initial_state()] + list(walk_states(task, seed, 8)))[-1].facts
+    rng = random.Random(seed)
+    ops = []
+    for op in view.ops:
+        if rng.random() < 0.1:
+            op = copy.copy(op)
+            op.pre_neg = 1 << rng.choice(_facts(target | op.add))
+        ops.append(op)
+    view = strips.StripsView(task, ops, SimpleNamespace(pos=sum(1 << f for f in _facts(target) if rng.random() < 0.5),
+                                                        neg=0))
+    with pytest.MonkeyPatch.context() as mp:
+        assert _astar(view, task, heuristic, mp, True) == _astar(view, task, heuristic, mp, False)
+
+
+def test_astar_unreachable_goal(monkeypatch):
+    task, view = _view("problems/gripper/prob03.json")
+    view = copy.copy(view)
+    view.goal_pos = 1 << (max(op.add.bit_length() for op in view.ops) + task.initial_state().facts.bit_length())
+    found = _astar(view, task, "hmax", monkeypatch, True)
+    assert found == _astar(view, task, "hmax", monkeypatch, False)
+    assert found[0] == "unsolvable-proven" and found[3] > 1000
