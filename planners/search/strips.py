@@ -294,7 +294,9 @@ def lazy_greedy(view: StripsView, h, start, time_limit=None, memory_limit=None, 
     `lazy_greedy([h])` (no preferred operators): a child is queued under its parent's estimate and
     evaluated only when popped, so a state with b children costs one heuristic call, not b.
     Ties: first queued, first served (FIFO), so successors keep the engine's action order.
-    Duplicates are dropped when generated (the first path to a state is kept). Satisficing."""
+    Duplicates are dropped when generated (the first path to a state is kept). Satisficing.
+    Once the compiled kernels are loaded, it carries on in strips_compiled.lazy (successors and
+    duplicates compiled, the heap and `h` as here) at its next limits check."""
     limits = Limits(time_limit, memory_limit)
     s0 = start.facts
     gpos, gneg = view.goal_pos, view.goal_neg
@@ -306,7 +308,7 @@ def lazy_greedy(view: StripsView, h, start, time_limit=None, memory_limit=None, 
     inf = math.inf
     countdown = 1
     while heap:
-        _, _, s = heappop(heap)
+        v, c, s = heappop(heap)
         countdown -= 1
         if not countdown:
             stop = exceeded()
@@ -314,6 +316,12 @@ def lazy_greedy(view: StripsView, h, start, time_limit=None, memory_limit=None, 
                 return _result(view, _stopped(stop), "gbfs", parents, None, expanded, generated,
                                limits, start, heuristic=heuristic_name)
             countdown = pace()
+            if _kernels_loaded():  # successors from the compiled walk (strips_compiled.lazy)
+                heappush(heap, (v, c, s))
+                from . import strips_compiled
+
+                return strips_compiled.lazy(view, _bfs_kernel(), h, heap, parents, counter, expanded, generated, limits,
+                                            _result, heuristic_name)
         if s & gpos == gpos and not s & gneg:
             return _result(view, SOLVED_SATISFICING, "gbfs", parents, s, expanded, generated, limits, start,
                            heuristic=heuristic_name)

@@ -31,6 +31,7 @@ class Packed:
         top = max([top, 1] +
                   [max(op.pre_pos.bit_length(), op.pre_neg.bit_length(), op.add.bit_length(), (~op.keep).bit_length())
                    for op in ops])
+        self.facts = top  # every fact number (a state's, an op's, the goal's) is below it
         self.words = words = (top + 63) // 64
         size = 8 * words
 
@@ -199,6 +200,82 @@ def astar(view, kernel, tables, which, heap, best_g, parents, counter, expanded,
         stop = limits.exceeded()
         if stop:
             return stopped(stop)
+
+
+def lazy(view, kernel, h, heap, parents, counter, expanded, generated, limits, result, heuristic_name):
+    """strips.lazy_greedy carried on from its heap (its tuples) and parents, with the successors
+    generated and the duplicates dropped by the compiled breadth-first kernel, one expansion a
+    call (an expansion there is what lazy_greedy does after the evaluation; no state is the
+    goal for it: goals are tested when popped). The heap and the evaluations stay here, so the
+    same states are pushed in the same order: the same plan and counts."""
+    import heapq
+    import math
+
+    import numpy as np
+
+    from .strips import _stopped
+    from ..result import SOLVED_SATISFICING
+
+    top = max(max(bits.bit_length() for bits in parents), view.goal_pos.bit_length(), view.goal_neg.bit_length())
+    p = packed(view, top)
+    if 64 * p.words <= p.facts:
+        p = packed(view, p.facts + 1)  # room for one fact past every fact: `never` below
+    room = len(p.ops)
+    carried = _carry(p, parents, 2 * (len(parents) + room), limits)
+
+    def ended(status, chain=None, bits=None):
+        return result(view, status, "gbfs", chain or {}, bits, expanded, generated, limits, None,
+                      heuristic=heuristic_name)
+    if isinstance(carried, str):
+        return ended(_stopped(carried))
+    states, parent, via, number = carried
+    heap = [(value, c, number[bits]) for value, c, bits in heap]  # the same keys: still a heap
+    del number
+    n, cap = len(parents), len(states)
+    table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
+    kernel.rehash(states, n, table)
+    counters = np.array([n, 0, 0, generated], dtype=np.int64)
+    t = np.zeros(p.words, dtype=np.uint64)
+    never = p.row(1 << p.facts)  # a goal no state reaches: the fact past every fact
+    nothing = np.zeros(p.words, dtype=np.uint64)
+    ops_start, node_ops, child_start, child_fact, child_node = p.tree
+    gpos, gneg = view.goal_pos, view.goal_neg
+    heappop, heappush, exceeded, pace, inf = heapq.heappop, heapq.heappush, limits.exceeded, limits.pace, math.inf
+    expand, bits_of = kernel.expand, p.bits
+    countdown = 1
+    while heap:
+        value, c, i = heappop(heap)
+        countdown -= 1
+        if not countdown:
+            stop = exceeded()
+            if stop:
+                generated = int(counters[3])
+                return ended(_stopped(stop))
+            countdown = pace()
+        s = bits_of(states[i])
+        if s & gpos == gpos and not s & gneg:
+            generated = int(counters[3])
+            chain, bits = _chain(p, states, parent, via, i)
+            return ended(SOLVED_SATISFICING, chain, bits)
+        value = h(s)
+        if value == inf:
+            continue
+        expanded += 1
+        counters[1] = i
+        while expand(states, parent, via, table, counters, p.neg, p.has_neg, p.keep, p.add, ops_start, node_ops,
+                     child_start, child_fact, child_node, never, nothing, p.stack, t, 1) == -3:
+            while n + room > cap:
+                cap *= 2
+            states, parent, via = _grow(states, n, cap, 0), _grow(parent, n, cap, -1), _grow(via, n, cap, -1)
+            table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
+            kernel.rehash(states, n, table)
+        added = int(counters[0])
+        for j in range(n, added):
+            counter += 1
+            heappush(heap, (value, counter, j))
+        n = added
+    generated = int(counters[3])
+    return ended(UNSOLVABLE_PROVEN)
 
 
 def _state_kernels():
