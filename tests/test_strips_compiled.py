@@ -3,8 +3,9 @@ what the interpreted strips.bfs finds: the same status, plan, cost and counts of
 generated states, from the start, after a hand-over in the middle of a layer, for goals drawn
 from random walks (negative goal facts too) and for unreachable goals (the whole space expanded).
 The compiled A* (_compiled_astar.py) likewise against strips.best_first with the same compiled
-h_max and LM-cut, handed over at the first check. Ops are given random negative preconditions
-(no shipped STRIPS world has one).
+h_max and LM-cut, handed over at the first check, and lazy GBFS with the compiled successor
+walk (strips_compiled.lazy) against strips.lazy_greedy. Ops are given random negative
+preconditions (no shipped STRIPS world has one).
 """
 import copy
 import random
@@ -177,3 +178,44 @@ def test_astar_unreachable_goal(monkeypatch):
     found = _astar(view, task, "hmax", monkeypatch, True)
     assert found == _astar(view, task, "hmax", monkeypatch, False)
     assert found[0] == "unsolvable-proven" and found[3] > 1000
+
+
+def _lazy(view, task, monkeypatch, compiled_search):
+    from groundplan.planners.heuristics import make
+
+    monkeypatch.setenv("GROUNDPLAN_JIT", "1")
+    h = make(task, "hff")
+    handed = []
+    if compiled_search:
+        real = strips_compiled.lazy
+        monkeypatch.setattr(strips_compiled, "lazy", lambda *args: handed.append(1) or real(*args))
+    else:
+        monkeypatch.setattr(strips, "_kernels_loaded", lambda: False)
+    r = strips.lazy_greedy(view, h.from_bits, task.initial_state(), heuristic_name=h.name)
+    monkeypatch.undo()
+    assert len(handed) == compiled_search  # the first check comes before the first evaluation
+    return r.status, r.plan, r.cost, r.expanded, r.generated
+
+
+@pytest.mark.parametrize("world", WORLDS)
+def test_lazy_same_search(world, monkeypatch):
+    task, view = _view(world)
+    assert _lazy(view, task, monkeypatch, True) == _lazy(view, task, monkeypatch, False)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(world=st.sampled_from(WORLDS), seed=st.integers(0, 10**6))
+def test_lazy_negative_preconditions_and_other_goals(world, seed):
+    task, view = _view(world)
+    target = ([task.initial_state()] + list(walk_states(task, seed, 8)))[-1].facts
+    rng = random.Random(seed)
+    ops = []
+    for op in view.ops:
+        if rng.random() < 0.1:
+            op = copy.copy(op)
+            op.pre_neg = 1 << rng.choice(_facts(target | op.add))
+        ops.append(op)
+    view = strips.StripsView(task, ops, SimpleNamespace(pos=sum(1 << f for f in _facts(target) if rng.random() < 0.5),
+                                                        neg=0))
+    with pytest.MonkeyPatch.context() as mp:
+        assert _lazy(view, task, mp, True) == _lazy(view, task, mp, False)
