@@ -26,12 +26,13 @@ INF = 1 << 60
 _state = {"kernels": None, "failed": False, "loader": None, "bfs": None, "astar": None}
 _lock = threading.Lock()
 
-# a search asks for the compiled kernels once its heuristic has been in use this long (CPU
-# seconds): importing numba and loading the kernels from its cache costs about this much (0.6 s of
-# CPU measured: numba 0.23 s, this module 0.11 s, the first calls 0.28 s), so tiny tasks never pay
-# it. They load on a background thread (compiling, on a cold cache, takes 8 s of CPU) while the
-# search goes on in Python: a search never stalls, and its time limit is kept. Once the kernels
-# are loaded in the process, every later heuristic uses them at once.
+# a search asks for the compiled kernels once its heuristic (or blind search) has been in use this
+# long (CPU seconds): importing numba and loading the kernels from its cache costs about this much
+# (0.6 s of CPU measured: numba 0.23 s, this module 0.11 s, the first calls 0.28 s; 0.67 s with the
+# searches' kernels), so tiny tasks never pay it. They load on a background thread (compiling, on a
+# cold cache, takes 8 s of CPU, 15 s with the searches' kernels) while the search goes on in Python:
+# a search never stalls, and its time limit is kept. Once the kernels are loaded in the process,
+# every later heuristic and search uses them at once.
 WARMUP_SECONDS = 0.6
 
 
