@@ -94,6 +94,7 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
         return result(view, _stopped(carried), "bfs", {}, None, expanded, generated, limits, None)
     states, parent, via, _ = carried
     n, cap = len(parents), len(states)
+    parents.clear()  # the caller only returns what this returns: its states live on in the arrays
     table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
     kernel.rehash(states, n, table)
     counters = np.array([n, next_index, expanded, generated], dtype=np.int64)
@@ -160,6 +161,7 @@ def astar(view, kernel, tables, which, heap, best_g, parents, counter, expanded,
         rows[i] = (f_, h_, c_, number[bits], g_)
     del number
     size = len(heap)
+    heap.clear(), best_g.clear(), parents.clear()  # as in search(): the arrays hold them now
     table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
     kernel.rehash(states, n, table)
     counters = np.array([n, size, counter, expanded, generated, f], dtype=np.int64)
@@ -229,9 +231,10 @@ def lazy(view, kernel, h, heap, parents, counter, expanded, generated, limits, r
     if isinstance(carried, str):
         return ended(_stopped(carried))
     states, parent, via, number = carried
-    heap = [(value, c, number[bits]) for value, c, bits in heap]  # the same keys: still a heap
+    carried_heap, heap = heap, [(value, c, number[bits]) for value, c, bits in heap]  # the same keys: still a heap
     del number
     n, cap = len(parents), len(states)
+    carried_heap.clear(), parents.clear()  # as in search(): the arrays hold them now
     table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
     kernel.rehash(states, n, table)
     counters = np.array([n, 0, 0, generated], dtype=np.int64)
