@@ -25,6 +25,7 @@ WORLDS = ["problems/gripper/prob03.json", "problems/blocksworld/blocks-4-0.json"
 
 compiled = pytest.importorskip("numba") and kernels.kernels()
 compiled_bfs = strips._compiled_bfs
+HANDED = []  # the last _astar's or _lazy's hand-overs
 
 
 def _view(world):
@@ -123,7 +124,17 @@ def test_unreachable_goal(world, monkeypatch):
     assert found[0] == "unsolvable-proven" and found[3] > 50
 
 
-def _astar(view, task, heuristic, monkeypatch, compiled_search):
+def _late(answer, after, no):
+    """`answer` that says `no` to its first `after` calls: a hand-over in mid-search."""
+    calls = []
+
+    def late():
+        calls.append(1)
+        return answer() if len(calls) > after else no
+    return late
+
+
+def _astar(view, task, heuristic, monkeypatch, compiled_search, after=0):
     from groundplan.planners import limits
     from groundplan.planners.heuristics import make
 
@@ -138,9 +149,12 @@ def _astar(view, task, heuristic, monkeypatch, compiled_search):
         monkeypatch.setattr(strips_compiled, "astar", lambda *args: handed.append(1) or real(*args))
     else:
         monkeypatch.setattr(strips, "_kernels_loaded", lambda: False)
-    r = strips.best_first(view, h.from_bits, task.initial_state(), heuristic_name=h.name, compiled=h.compiled_tables)
+    r = strips.best_first(view, h.from_bits, task.initial_state(), heuristic_name=h.name,
+                          compiled=_late(h.compiled_tables, after, None))
     monkeypatch.undo()
-    assert len(handed) == (compiled_search and h.from_bits(task.initial_state().facts) != float("inf"))
+    HANDED[:] = handed
+    if not after:
+        assert len(handed) == (compiled_search and h.from_bits(task.initial_state().facts) != float("inf"))
     return r.status, r.plan, r.cost, r.expanded, r.generated
 
 
@@ -180,20 +194,26 @@ def test_astar_unreachable_goal(monkeypatch):
     assert found[0] == "unsolvable-proven" and found[3] > 1000
 
 
-def _lazy(view, task, monkeypatch, compiled_search):
+def _lazy(view, task, monkeypatch, compiled_search, after=0):
     from groundplan.planners.heuristics import make
 
     monkeypatch.setenv("GROUNDPLAN_JIT", "1")
     h = make(task, "hff")
     handed = []
     if compiled_search:
+        from groundplan.planners import limits
+
+        monkeypatch.setattr(limits.Limits, "PACE_MAX", 1)  # a check before every evaluation
         real = strips_compiled.lazy
         monkeypatch.setattr(strips_compiled, "lazy", lambda *args: handed.append(1) or real(*args))
+        monkeypatch.setattr(strips, "_kernels_loaded", _late(strips._kernels_loaded, after, False))
     else:
         monkeypatch.setattr(strips, "_kernels_loaded", lambda: False)
     r = strips.lazy_greedy(view, h.from_bits, task.initial_state(), heuristic_name=h.name)
     monkeypatch.undo()
-    assert len(handed) == compiled_search  # the first check comes before the first evaluation
+    HANDED[:] = handed
+    if not after:
+        assert len(handed) == compiled_search  # the first check comes before the first evaluation
     return r.status, r.plan, r.cost, r.expanded, r.generated
 
 
@@ -219,3 +239,17 @@ def test_lazy_negative_preconditions_and_other_goals(world, seed):
                                                         neg=0))
     with pytest.MonkeyPatch.context() as mp:
         assert _lazy(view, task, mp, True) == _lazy(view, task, mp, False)
+
+
+@pytest.mark.parametrize("after", [3, 40, 400])
+@pytest.mark.parametrize("world", ["problems/gripper/prob03.json", "pddl:evals/bench/pddl/gripper/prob02.pddl"])
+def test_hand_over_in_mid_search(world, after, monkeypatch):
+    """A* (h_max: states re-reached on cheaper paths, stale heap entries) and lazy GBFS hand over
+    after `after` checks, one check a unit of work: the same as never handing over."""
+    task, view = _view(world)
+    found = _astar(view, task, "hmax", monkeypatch, True, after)
+    assert HANDED == ([1] if found[3] > after else [])
+    assert found == _astar(view, task, "hmax", monkeypatch, False)
+    found = _lazy(view, task, monkeypatch, True, after)
+    assert HANDED == ([1] if found[3] > after else [])
+    assert found == _lazy(view, task, monkeypatch, False)
