@@ -253,3 +253,15 @@ def test_hand_over_in_mid_search(world, after, monkeypatch):
     found = _lazy(view, task, monkeypatch, True, after)
     assert HANDED == ([1] if found[3] > after else [])
     assert found == _lazy(view, task, monkeypatch, False)
+
+
+def test_no_compiled_search_under_jit_0(monkeypatch):
+    """GROUNDPLAN_JIT=0 keeps every search interpreted, even with the kernels loaded in the process."""
+    from groundplan.planners import solve
+
+    task, _ = _view("problems/gripper/prob03.json")
+    monkeypatch.setenv("GROUNDPLAN_JIT", "0")
+    for name in ("search", "astar", "lazy"):
+        monkeypatch.setattr(strips_compiled, name, lambda *args: pytest.fail("a compiled search ran"))
+    for planner, heuristic in (("bfs", None), ("astar", "hmax"), ("astar", "lmcut"), ("lazy", "hff")):
+        assert solve(task, planner=planner, heuristic=heuristic).status.startswith("solved")

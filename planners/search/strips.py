@@ -185,7 +185,10 @@ def _bfs_kernel():
 
 
 def _kernels_loaded() -> bool:
-    return _bfs_kernel() is not None
+    """Whether the compiled kernels are loaded and wanted (not GROUNDPLAN_JIT=0)."""
+    from ..heuristics.kernels import mode
+
+    return _bfs_kernel() is not None and mode() != "0"
 
 
 def _packed_costs(view) -> bool:
