@@ -259,7 +259,7 @@ def test_no_compiled_search_under_jit_0(monkeypatch):
     """GROUNDPLAN_JIT=0 keeps every search interpreted, even with the kernels loaded in the process."""
     from groundplan.planners import solve
 
-    task, _ = _view("problems/gripper/prob03.json")
+    task, _ = _view("problems/blocksworld/blocks-4-0.json")
     monkeypatch.setenv("GROUNDPLAN_JIT", "0")
     for name in ("search", "astar", "lazy"):
         monkeypatch.setattr(strips_compiled, name, lambda *args: pytest.fail("a compiled search ran"))
