@@ -121,7 +121,8 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
         greedy = planner == "gbfs"
         w = weight if planner == "wastar" else 1.0
         result = strips.best_first(view, fast, begin, weight=w, greedy=greedy, planner=planner, admissible=h.admissible,
-                                   time_limit=time_limit, memory_limit=memory_limit, heuristic_name=h.name)
+                                   time_limit=time_limit, memory_limit=memory_limit, heuristic_name=h.name,
+                                   compiled=getattr(h, "compiled_tables", None))
         if result.status == SOLVED_SATISFICING and planner == "astar":
             result.reason = f"heuristic '{name}' is not admissible: the plan is not proven optimal"
         return result

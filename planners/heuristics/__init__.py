@@ -167,6 +167,11 @@ class HMax(_Relaxed):
             return self._bits(bits)
         return super().from_bits(bits)
 
+    def compiled_tables(self):
+        """(kernels.Tables, 0) once from_bits runs compiled (the compiled A* evaluates with them:
+        search/_compiled_astar.py), else None."""
+        return (self._compiled[id(self.r)], 0) if self._bits is not None else None
+
     def evaluate(self, r: Relaxation, reached: int, schedule: dict):
         if not r.integral:
             return _propagate(r, reached, max, schedule)[0]
@@ -267,6 +272,10 @@ class LMCut(_PerRelaxation):
         if self._bits is not None:
             return self._bits(bits)
         return super().from_bits(bits)
+
+    def compiled_tables(self):
+        """(kernels.Tables, 1) once from_bits runs compiled (as HMax.compiled_tables), else None."""
+        return (self.tables(self.r).compiled(), 1) if self._bits is not None else None
 
     def build(self, r):
         from .lmcut import LMCutData

@@ -23,15 +23,16 @@ import threading
 import time
 
 INF = 1 << 60
-_state = {"kernels": None, "failed": False, "loader": None}
+_state = {"kernels": None, "failed": False, "loader": None, "bfs": None, "astar": None}
 _lock = threading.Lock()
 
-# a search asks for the compiled kernels once its heuristic has been in use this long (CPU
-# seconds): importing numba and loading the kernels from its cache costs about this much (0.6 s of
-# CPU measured: numba 0.23 s, this module 0.11 s, the first calls 0.28 s), so tiny tasks never pay
-# it. They load on a background thread (compiling, on a cold cache, takes 8 s of CPU) while the
-# search goes on in Python: a search never stalls, and its time limit is kept. Once the kernels
-# are loaded in the process, every later heuristic uses them at once.
+# a search asks for the compiled kernels once its heuristic (or blind search) has been in use this
+# long (CPU seconds): importing numba and loading the kernels from its cache costs about this much
+# (0.6 s of CPU measured: numba 0.23 s, this module 0.11 s, the first calls 0.28 s; 0.67 s with the
+# searches' kernels), so tiny tasks never pay it. They load on a background thread (compiling, on a
+# cold cache, takes 8 s of CPU, 15 s with the searches' kernels) while the search goes on in Python:
+# a search never stalls, and its time limit is kept. Once the kernels are loaded in the process,
+# every later heuristic and search uses them at once.
 WARMUP_SECONDS = 0.6
 
 
@@ -44,17 +45,26 @@ def mode() -> str:
 
 def kernels():
     """The compiled kernels (a module), loaded now (compiled first on a cold cache), or None when
-    numba cannot be imported."""
+    numba cannot be imported. The searches' kernels (search/_compiled_bfs.py, _compiled_astar.py)
+    load with them, so one switch (`Switch`, `GROUNDPLAN_JIT`) governs all compiled code."""
     with _lock:
         if _state["kernels"] is None and not _state["failed"]:
             try:
                 from . import _compiled
+                from ..search import _compiled_astar, _compiled_bfs
             except ImportError:
                 _state["failed"] = True
                 return None
             _warm(_compiled)
+            _warm_search(_compiled_bfs, _compiled_astar)
+            _state["bfs"], _state["astar"] = _compiled_bfs, _compiled_astar
             _state["kernels"] = _compiled
     return _state["kernels"]
+
+
+def bfs_kernel():
+    """The compiled breadth-first search (search/_compiled_bfs.py), once `kernels()` has loaded."""
+    return _state["bfs"] if _state["kernels"] is not None else None
 
 
 def _warm(module) -> None:
@@ -66,6 +76,32 @@ def _warm(module) -> None:
                                   count=[0], cost=[0], free=[0], dense={}))
     module.lmcut_value(tiny.block, tiny.head, b"")
     module.hmax_value(tiny.block, tiny.head, b"", tiny.empty, tiny.empty)
+
+
+def _warm_search(bfs, astar) -> None:
+    """Load (or compile) the searches' kernels on a one-op task whose goal is one step away."""
+    import numpy as np
+
+    from types import SimpleNamespace
+
+    tiny = Tables(SimpleNamespace(size=2, goal=0, init=1, pre=[[]], add=[[0]], adders=[[0]], users=[[], [0]],
+                                  count=[0], cost=[0], free=[0], dense={}))
+    one = np.ones((1, 1), dtype=np.uint64)
+    ints = np.zeros(2, dtype=np.int64)
+    tree = (np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), ints[:0], ints[:0])
+    for which in (0, 1, 2):
+        states, table = np.zeros((4, 1), dtype=np.uint64), np.full(16, -1, dtype=np.int64)
+        bfs.rehash(states, 1, table)
+        links = np.full(4, -1, dtype=np.int64), np.full(4, -1, dtype=np.int64)
+        ops = ~one, np.zeros(1, dtype=np.bool_), one, one
+        rest = one[0], ~one[0], np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.uint64)
+        if which == 2:
+            bfs.expand(states, *links, table, np.array([1, 0, 0, 0], dtype=np.int64), *ops, *tree, *rest, 1)
+        else:
+            heap = np.zeros((4, 5), dtype=np.int64)
+            astar.heap_push(heap, 0, 1, 1, 0, 0, 0)
+            astar.astar(states, *links, np.zeros(4, dtype=np.int64), table, heap, np.array([1, 1, 0, 0, 0, 0], dtype=np.int64),
+                        *ops, np.ones(1, dtype=np.int64), *tree, *rest, which, tiny.block, tiny.head, 1)
 
 
 def load_in_background() -> None:

@@ -35,6 +35,7 @@ class StripsView:
         self.task = task
         self.ops = ops
         self.tree = build_tree(ops)
+        self.flat = _flatten(self.tree)
         self.goal_pos = goal.pos if goal is not True else 0
         self.goal_neg = goal.neg if goal is not True else 0
 
@@ -64,21 +65,38 @@ def strips_view(task) -> StripsView | None:
     return StripsView(task, ops, goal)
 
 
-def _successors(tree, s):
-    """(op, next bits) for every applicable op; the successor tree walked inline."""
-    stack = [tree]
+def _flatten(root):
+    """The successor tree as nested tuples for the hot loops below: (ops, mask, children), an op as
+    (pre_neg, keep, add, cost, op) and children keyed by fact, so a walk unpacks tuples instead of
+    reading attributes. The same nodes and order as the tree (engine.successors)."""
+    order, stack = [], [root]
     while stack:
         node = stack.pop()
-        for op in node.actions:
-            if not s & op.pre_neg:
-                yield op, (s & op.keep) | op.add
-        live = s & node.mask
-        if live:
-            children = node.children
-            while live:
-                low = live & -live
-                stack.append(children[low.bit_length() - 1])
-                live ^= low
+        order.append(node)
+        stack.extend(node.children.values())
+    flat = {}
+    for node in reversed(order):  # every child before its parent
+        flat[id(node)] = (tuple((op.pre_neg, op.keep, op.add, op.cost, op) for op in node.actions), node.mask,
+                          {f: flat[id(child)] for f, child in node.children.items()})
+    return flat[id(root)]
+
+
+def _successors(root, s):
+    """(op, next bits) for every applicable op, in the successor tree's order: what the loops
+    below do inline (kept for reading and for tests)."""
+    out = []
+    stack = [root]
+    while stack:
+        ops, live, children = stack.pop()
+        for neg, keep, add, cost, op in ops:
+            if not s & neg:
+                out.append((op, (s & keep) | add))
+        live &= s
+        while live:
+            low = live & -live
+            stack.append(children[low.bit_length() - 1])
+            live ^= low
+    return out
 
 
 def _result(view, status, planner, parents, goal_bits, expanded, generated, limits, start, **extra):
@@ -95,6 +113,17 @@ def _result(view, status, planner, parents, goal_bits, expanded, generated, limi
                       expanded=expanded, generated=generated, seconds=limits.seconds, cpu_seconds=limits.cpu_seconds, peak_memory_mb=limits.peak_mb, **extra)
 
 
+# Breadth-first search moves to its compiled twin (strips_compiled.py) at the first limits check
+# after the kernels are loaded and this many states are expanded. The first check comes before
+# the first expansion, so 0 moves at once: packing the arrays costs less than a hundred interpreted
+# expansions (blocks-4-0: 0.13 ms compiled against 0.15 ms interpreted for all its 87).
+HAND_OVER_AFTER = 0
+
+
+def _stopped(stop):
+    return TIMEOUT if stop == "timeout" else MEMOUT
+
+
 def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResult:
     limits = Limits(time_limit, memory_limit)
     s0 = start.facts
@@ -102,25 +131,37 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
     parents = {s0: None}
     if s0 & gpos == gpos and not s0 & gneg:
         return _result(view, SOLVED_OPTIMAL, "bfs", parents, s0, 0, 1, limits, start)
-    tree = view.tree
+    from ..heuristics.kernels import Switch
+
+    switch = Switch()  # to the compiled search (strips_compiled.py) once the kernels are loaded
+    root = view.flat
     layer = [s0]
     expanded = generated = 0
-    exceeded = limits.exceeded
+    exceeded, pace = limits.exceeded, limits.pace
+    countdown = 1
     while layer:
         nxt = []
         append = nxt.append
+        began = expanded
         for s in layer:
-            stop = exceeded()
-            if stop:
-                return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, "bfs", parents, None, expanded, generated, limits, start)
+            countdown -= 1
+            if not countdown:
+                stop = exceeded()
+                if stop:
+                    return _result(view, _stopped(stop), "bfs", parents, None, expanded, generated, limits, start)
+                countdown = pace()
+                if expanded >= HAND_OVER_AFTER and switch.compiled():  # `parents`: [..., layer, nxt]; s is next
+                    at = len(parents) - len(nxt) - len(layer) + expanded - began
+                    return _compiled_bfs(view, parents, at, expanded, generated, limits)
             expanded += 1
-            stack = [tree]
+            stack = [root]
+            pop, push = stack.pop, stack.append
             while stack:
-                node = stack.pop()
-                for op in node.actions:
-                    if s & op.pre_neg:
+                ops, live, children = pop()
+                for neg, keep, add, cost, op in ops:
+                    if s & neg:
                         continue
-                    t = (s & op.keep) | op.add
+                    t = s & keep | add
                     generated += 1
                     if t in parents:
                         continue
@@ -128,20 +169,52 @@ def bfs(view: StripsView, start, time_limit=None, memory_limit=None) -> PlanResu
                     if t & gpos == gpos and not t & gneg:
                         return _result(view, SOLVED_OPTIMAL, "bfs", parents, t, expanded, generated, limits, start)
                     append(t)
-                live = s & node.mask
-                if live:
-                    children = node.children
-                    while live:
-                        low = live & -live
-                        stack.append(children[low.bit_length() - 1])
-                        live ^= low
+                live &= s
+                while live:
+                    low = live & -live
+                    push(children[low.bit_length() - 1])
+                    live ^= low
         layer = nxt
     return _result(view, UNSOLVABLE_PROVEN, "bfs", parents, None, expanded, generated, limits, start)
 
 
+def _bfs_kernel():
+    from ..heuristics.kernels import bfs_kernel
+
+    return bfs_kernel()
+
+
+def _kernels_loaded() -> bool:
+    """Whether the compiled kernels are loaded and wanted (not GROUNDPLAN_JIT=0)."""
+    from ..heuristics.kernels import mode
+
+    return _bfs_kernel() is not None and mode() != "0"
+
+
+def _packed_costs(view) -> bool:
+    """Whether every op's cost is a whole number (the compiled A* keeps g in int64)."""
+    from . import strips_compiled
+
+    return strips_compiled.packed(view, view.goal_pos.bit_length()).cost is not None
+
+
+def _compiled_bfs(view, parents, at, expanded, generated, limits) -> PlanResult:
+    from ..heuristics.kernels import bfs_kernel
+    from . import strips_compiled
+
+    return strips_compiled.search(view, bfs_kernel(), parents, at, expanded, generated, limits, _result)
+
+
 def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="astar", admissible=True,
-               time_limit=None, memory_limit=None, heuristic_name=None) -> PlanResult:
-    """A*/weighted A*/greedy over bitsets; `h` maps fact bits to an estimate (inf: dead end)."""
+               time_limit=None, memory_limit=None, heuristic_name=None, compiled=None) -> PlanResult:
+    """A*/weighted A*/greedy over bitsets; `h` maps fact bits to an estimate (inf: dead end).
+    Limits are checked at the pace Limits.pace sets, counting expansions and evaluations alike
+    (one evaluation can take long: h_max on 180,000 actions, 0.25 s).
+
+    `compiled`: for h_max and LM-cut, says when `h` runs compiled (their compiled_tables); A*
+    (weight 1, integer costs) then moves to its compiled twin (strips_compiled.astar), once
+    evaluations are quick enough that limits are checked every Limits.PACE_MAX of them (the
+    compiled search checks them between expansions only)."""
     limits = Limits(time_limit, memory_limit)
     s0 = start.facts
     gpos, gneg = view.goal_pos, view.goal_neg
@@ -152,39 +225,70 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
     best_g = {s0: 0}
     heap = [(h0 if greedy else weight * h0, h0, 0, s0, 0)]
     counter = expanded = generated = 0
-    tree = view.tree
+    root = view.flat
     optimal = admissible and weight == 1 and not greedy
+    heappop, heappush, exceeded, pace, inf = heapq.heappop, heapq.heappush, limits.exceeded, limits.pace, math.inf
+    get_g = best_g.get
+    countdown = 1
+    if compiled is not None and (planner != "astar" or not optimal or weight != 1 or greedy):
+        compiled = None
 
     def stopped(stop, f):
-        return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, planner, parents, None, expanded, generated, limits,
+        return _result(view, _stopped(stop), planner, parents, None, expanded, generated, limits,
                        start, heuristic=heuristic_name, lower_bound=f if optimal else None)
     while heap:
-        f, hv, _, s, g = heapq.heappop(heap)
+        f, hv, c, s, g = heappop(heap)
         if g > best_g[s]:
             continue
-        stop = limits.exceeded()
-        if stop:
-            return stopped(stop, f)
+        countdown -= 1
+        if not countdown:
+            stop = exceeded()
+            if stop:
+                return stopped(stop, f)
+            countdown = pace()
+            if compiled is not None and countdown >= limits.PACE_MAX:
+                tables = compiled()
+                if tables is not None and _kernels_loaded() and _packed_costs(view):
+                    heappush(heap, (f, hv, c, s, g))  # back: the compiled search pops it again
+                    from . import strips_compiled
+
+                    return strips_compiled.astar(view, _bfs_kernel(), tables[0], tables[1], heap, best_g, parents,
+                                                 counter, expanded, generated, limits, _result, heuristic_name)
         if s & gpos == gpos and not s & gneg:
             bound = None if optimal else (weight if admissible and not greedy else None)
             return _result(view, SOLVED_OPTIMAL if optimal else SOLVED_SATISFICING, planner, parents, s, expanded, generated,
                            limits, start, heuristic=heuristic_name, bound=bound)
         expanded += 1
-        for op, t in _successors(tree, s):
-            generated += 1
-            g2 = g + op.cost
-            if g2 >= best_g.get(t, math.inf):
-                continue
-            stop = limits.exceeded()  # one evaluation can take long (h_max on 180,000 actions: 0.25 s)
-            if stop:
-                return stopped(stop, f)  # the node being expanded had the least f: still a lower bound
-            h2 = h(t)
-            if h2 == math.inf:
-                continue
-            best_g[t] = g2
-            parents[t] = (s, op)
-            counter += 1
-            heapq.heappush(heap, (h2 if greedy else g2 + weight * h2, h2, counter, t, g2))
+        stack = [root]
+        pop, push = stack.pop, stack.append
+        while stack:
+            ops, live, children = pop()
+            for neg, keep, add, cost, op in ops:
+                if s & neg:
+                    continue
+                t = s & keep | add
+                generated += 1
+                g2 = g + cost
+                if g2 >= get_g(t, inf):
+                    continue
+                countdown -= 1
+                if not countdown:
+                    stop = exceeded()
+                    if stop:
+                        return stopped(stop, f)  # the node being expanded had the least f: still a lower bound
+                    countdown = pace()
+                h2 = h(t)
+                if h2 == inf:
+                    continue
+                best_g[t] = g2
+                parents[t] = (s, op)
+                counter += 1
+                heappush(heap, (h2 if greedy else g2 + weight * h2, h2, counter, t, g2))
+            live &= s
+            while live:
+                low = live & -live
+                push(children[low.bit_length() - 1])
+                live ^= low
     return _result(view, UNSOLVABLE_PROVEN, planner, parents, None, expanded, generated, limits, start, heuristic=heuristic_name)
 
 
@@ -193,22 +297,34 @@ def lazy_greedy(view: StripsView, h, start, time_limit=None, memory_limit=None, 
     `lazy_greedy([h])` (no preferred operators): a child is queued under its parent's estimate and
     evaluated only when popped, so a state with b children costs one heuristic call, not b.
     Ties: first queued, first served (FIFO), so successors keep the engine's action order.
-    Duplicates are dropped when generated (the first path to a state is kept). Satisficing."""
+    Duplicates are dropped when generated (the first path to a state is kept). Satisficing.
+    Once the compiled kernels are loaded, it carries on in strips_compiled.lazy (successors and
+    duplicates compiled, the heap and `h` as here) at its next limits check."""
     limits = Limits(time_limit, memory_limit)
     s0 = start.facts
     gpos, gneg = view.goal_pos, view.goal_neg
     parents = {s0: None}
-    heap = [(0, 0, s0, 0)]  # (parent's h, FIFO tie, state, g)
+    heap = [(0, 0, s0)]  # (parent's h, FIFO tie, state)
     counter = expanded = generated = evaluated = 0
-    tree = view.tree
-    heappop, heappush, exceeded = heapq.heappop, heapq.heappush, limits.exceeded
+    root = view.flat
+    heappop, heappush, exceeded, pace = heapq.heappop, heapq.heappush, limits.exceeded, limits.pace
     inf = math.inf
+    countdown = 1
     while heap:
-        _, _, s, g = heappop(heap)
-        stop = exceeded()
-        if stop:
-            return _result(view, TIMEOUT if stop == "timeout" else MEMOUT, "gbfs", parents, None, expanded, generated,
-                           limits, start, heuristic=heuristic_name)
+        v, c, s = heappop(heap)
+        countdown -= 1
+        if not countdown:
+            stop = exceeded()
+            if stop:
+                return _result(view, _stopped(stop), "gbfs", parents, None, expanded, generated,
+                               limits, start, heuristic=heuristic_name)
+            countdown = pace()
+            if _kernels_loaded():  # successors from the compiled walk (strips_compiled.lazy)
+                heappush(heap, (v, c, s))
+                from . import strips_compiled
+
+                return strips_compiled.lazy(view, _bfs_kernel(), h, heap, parents, counter, expanded, generated, limits,
+                                            _result, heuristic_name)
         if s & gpos == gpos and not s & gneg:
             return _result(view, SOLVED_SATISFICING, "gbfs", parents, s, expanded, generated, limits, start,
                            heuristic=heuristic_name)
@@ -217,12 +333,24 @@ def lazy_greedy(view: StripsView, h, start, time_limit=None, memory_limit=None, 
         if value == inf:
             continue
         expanded += 1
-        for op, t in _successors(tree, s):
-            generated += 1
-            if t in parents:
-                continue
-            parents[t] = (s, op)
-            counter += 1
-            heappush(heap, (value, counter, t, g + op.cost))
+        stack = [root]
+        pop, push = stack.pop, stack.append
+        while stack:
+            ops, live, children = pop()
+            for neg, keep, add, cost, op in ops:
+                if s & neg:
+                    continue
+                t = s & keep | add
+                generated += 1
+                if t in parents:
+                    continue
+                parents[t] = (s, op)
+                counter += 1
+                heappush(heap, (value, counter, t))
+            live &= s
+            while live:
+                low = live & -live
+                push(children[low.bit_length() - 1])
+                live ^= low
     return _result(view, UNSOLVABLE_PROVEN, "gbfs", parents, None, expanded, generated, limits, start,
                    heuristic=heuristic_name)
