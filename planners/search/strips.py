@@ -16,6 +16,7 @@ from groundplan.engine.successors import build_tree
 
 from ..limits import Limits
 from ..result import MEMOUT, SOLVED_OPTIMAL, SOLVED_SATISFICING, TIMEOUT, UNSOLVABLE_PROVEN, PlanResult
+from .relevance import relevant_actions
 
 
 class Op:
@@ -41,7 +42,9 @@ class StripsView:
 
 
 def strips_view(task) -> StripsView | None:
-    """The task as bitset STRIPS, or None when it uses anything richer."""
+    """The task as bitset STRIPS, or None when it uses anything richer. Its operators are the ground
+    actions that can change a fact the goal depends on (relevance.py: no-ops and irrelevant actions
+    dropped, as Fast Downward's translator does), in grounding order."""
     if task.has_derived or task.goal.temporal or task.turn_based or task.domain.creates_objects():
         return None
     if task.agent_mode == "simultaneous" and len(task.agents) > 1:
@@ -57,8 +60,9 @@ def strips_view(task) -> StripsView | None:
     goal = task._goal_for(u)
     if goal is False or (goal is not True and goal.test is not None):
         return None
+    actions = u.actions if goal is True else relevant_actions(u.actions, goal.pos, goal.neg)
     ops = []
-    for a in u.actions:
+    for a in actions:
         if not len(ops) & 1023:
             poll()
         ops.append(Op(a))
