@@ -12,7 +12,9 @@ order they are expanded, so the open list is the range [counters[1], counters[0]
 found through an open-addressing table of state numbers (-1: empty). The successor tree is walked
 exactly as strips.bfs walks it (a stack of nodes; a node's ops in order, then its children whose
 fact holds pushed in ascending fact order), so the same states get the same parents and the plan
-is the same.
+is the same. The walk is written out again in _compiled_astar.astar on purpose: an inlined
+@njit helper for the applicability test and the successor (tried in issue 35's review) cut this
+kernel's rate on gripper prob04 from 4.8x Fast Downward's to 2.8x.
 """
 from __future__ import annotations
 

@@ -78,6 +78,16 @@ def packed(view, top: int) -> Packed:
     return p
 
 
+def _paced(budget: int, spent: float) -> int:
+    """The next chunk's expansions: doubled while a chunk takes under 2 ms (the limits check and
+    the call cost more than the work), halved above 10 ms (a limit is checked only between chunks)."""
+    if spent < 0.002 and budget < MAX_BUDGET:
+        return budget * 2
+    if spent > 0.01 and budget > 1:
+        return budget // 2
+    return budget
+
+
 def search(view, kernel, parents, next_index, expanded, generated, limits, result):
     """Breadth-first search from the states of `parents` (a dict, bits -> (parent bits, op) or
     None, in the order they were generated), expanding from the `next_index`-th on; `result`
@@ -119,11 +129,7 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
             table = np.full(_power_of_two(4 * cap), -1, dtype=np.int64)
             kernel.rehash(states, n, table)
         else:
-            spent = time.perf_counter() - began
-            if spent < 0.002 and budget < MAX_BUDGET:
-                budget *= 2
-            elif spent > 0.01 and budget > 1:
-                budget //= 2
+            budget = _paced(budget, time.perf_counter() - began)
         stop = limits.exceeded()
         if stop:
             return result(view, _stopped(stop), "bfs", {}, None, expanded, generated, limits, None)
@@ -194,11 +200,7 @@ def astar(view, kernel, tables, which, heap, best_g, parents, counter, expanded,
             if size + room > len(rows):
                 rows = _grow(rows, size, 2 * (size + room), 0)
         else:
-            spent = time.perf_counter() - began
-            if spent < 0.002 and budget < MAX_BUDGET:
-                budget *= 2
-            elif spent > 0.01 and budget > 1:
-                budget //= 2
+            budget = _paced(budget, time.perf_counter() - began)
         stop = limits.exceeded()
         if stop:
             return stopped(stop)
