@@ -142,12 +142,14 @@ def test_a_search_stopped_by_its_time_still_reports_what_it_proved(monkeypatch):
     # the Python h_max: the compiled one (planners/heuristics/kernels.py, used at once in a process
     # that has loaded it) proves this optimum within the 0.2 s
     monkeypatch.setenv("GROUNDPLAN_JIT", "0")
-    task = Task.load("problems/logistics/logistics-c3-p3-s1.json")  # optimum 17: not proven in 0.2 s
+    # optimum 23: blind A* proves it in about 4.7 s of CPU, far beyond the 0.2 s even on a quiet
+    # machine (c3-p3-s1, used before, is proven in 0.26 s: too close to the limit)
+    task = Task.load("problems/logistics/logistics-c2-p6-s1.json")
     task.universe()
     for planner, heuristic in (("astar", "blind"), ("astar", "hmax"), ("ucs", None)):
         result = solve(task, planner=planner, heuristic=heuristic, time_limit=0.2)
         assert result.status == "timeout"
-        assert result.expanded > 0 and result.lower_bound is not None and 0 < result.lower_bound <= 17
+        assert result.expanded > 0 and result.lower_bound is not None and 0 < result.lower_bound <= 23
 
 
 def test_an_inner_alarm_neither_delays_nor_extends_an_outer_one():
