@@ -287,7 +287,7 @@ def main(argv=None) -> int:
     if driver() is None:
         print("Fast Downward is not installed: pip install -e '.[bench]'", file=sys.stderr)
         return 2
-    ipc = Path(args.ipc) if args.ipc else None
+    ipc = Path(args.ipc).resolve() if args.ipc else None  # absolute: Fast Downward runs in a scratch folder
     if ipc is not None and not (ipc / "index.json").is_file():
         print(f"{ipc} has no index.json", file=sys.stderr)
         return 2
