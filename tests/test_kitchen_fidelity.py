@@ -4,6 +4,7 @@ observation lists blocks and actions as the reference prints them.
 
 The scenarios are small hand-built kitchens, so each test shows the one rule it is about."""
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from groundplan.engine import Task, validate_plan
 from groundplan.engine.loader import build_problem
@@ -249,3 +250,75 @@ def test_a_state_has_one_hash_however_many_fluents_were_interned_when_it_was_bui
     waited = t.wait_step(start)  # the builder's path, which pads or trims the values
     assert waited == start and hash(waited) == hash(start)
     assert cut[-1].values != start.values
+
+
+# ---------------------------------------------------------------- the two tick rules compared
+def _written_by_timers(domain) -> tuple[set, set]:
+    """The predicates a timer's effects add, and those they delete."""
+    from groundplan.engine import model as m
+
+    adds, dels = set(), set()
+    for timer in domain.timers.values():
+        for effect in m.iter_effects(timer.running + timer.paused + timer.done):
+            if isinstance(effect, m.Add):
+                adds.add(effect.atom.pred)
+            elif isinstance(effect, m.Delete):
+                dels.add(effect.atom.pred)
+    return adds, dels
+
+
+def _busy_kitchen(tick_rule):
+    """Two robots acting at any step, two stoves, a fryer and a board: timers overlap and finish
+    in each other's steps, where the two rules part."""
+    return kitchen({"board1": "board", "stove1": "stove", "stove2": "stove", "fryer1": "fryer", "table1": "table"},
+                   {"potato1": ("potato", "board1", ["iscuttable", "isfryableifcut"]),
+                    "patty1": ("patty", "stove1", ["iscookable"]), "chicken1": ("chicken", "stove2", ["iscookable"]),
+                    "onion1": ("onion", "table1", ["iscuttable", "isfryableifcut"])},
+                   robots=("robot1", "robot2"), agents={"mode": "any"}, tick_rule=tick_rule)
+
+
+@pytest.fixture(scope="module")
+def both_rules():
+    return _busy_kitchen(None), _busy_kitchen("all")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_skip_after_done_rule_never_brings_a_timers_result_sooner_than_every_timer_ticking(both_rules, seed):
+    """The law behind async 04's optimum (domains/kitchen/README.md, Optima): a plan under the
+    reference's skip rule, replayed under `all` (an action `all` no longer offers, such as a cook
+    re-issued on an item already cooking, replaced by doing nothing), holds the same facts at
+    every step except those timers write, and every fact a timer adds holds there no later. So a
+    goal (kitchen goals ask for timer results, never for their absence) is reached no later under
+    `all`, and an optimum proven under `all` bounds the skip rule's from below. Random walks
+    weighted towards the actions that start, pause and finish timers."""
+    import random
+
+    skip, every = both_rules
+    adds, dels = _written_by_timers(skip.domain)
+    weight = {"Cook": 12, "Fry": 12, "Cut": 12, "Place": 6, "Pick": 6}
+    rng = random.Random(seed)
+    s, a = skip.initial_state(), every.initial_state()
+    for _ in range(40):
+        options = skip.applicable(s)
+        act = rng.choices(options, weights=[weight.get(o.text.split()[0], 1) for o in options])[0]
+        s = skip.apply(s, act)
+        a = every.apply(a, every.action_by_text(act.text, a) or every.action_by_text("Do nothing", a))
+        under_skip, under_all = set(skip.true_atoms(s)), set(every.true_atoms(a))
+        assert {f for f in under_skip ^ under_all if f[0] not in adds | dels} == set(), act.text
+        assert {f for f in under_skip - under_all if f[0] in adds and f[0] not in dels} == set(), act.text
+
+
+def test_bookkeeping_timers_are_kept_only_where_the_tick_order_can_see_them():
+    """The cut's two bookkeeping timers have no effects: under the skip rule they hold their
+    places in the tick order, under `all` nothing could observe them, so they are never started
+    and a prover does not tell states apart by them."""
+    plan = ["Cut potato1 on board1 using robot1"]
+    for rule, kept in ((None, True), ("all", False)):
+        t = kitchen({"board1": "board", "table1": "table"}, {"potato1": ("potato", "board1", ["iscuttable", "isfryableifcut"])},
+                    tick_rule=rule)
+        state = run(t, plan)[-1]
+        assert bool(state.timers) is kept
+        assert [t.timer_keys[tid][0] for tid, _ in state.timers] == (["cut", "fryable-if-cut"] if kept else [])
+        states = run(t, plan * 3)
+        assert t.atom_holds(states[-1], "iscut", ("potato1",)) and t.atom_holds(states[-1], "isfryable", ("potato1",))
