@@ -47,6 +47,19 @@ def solve(task, planner: str = "auto", heuristic: str | None = None, weight: flo
     return result
 
 
+def _uniform_cost(task, view, begin, planner, orbits, limits) -> PlanResult:
+    """Uniform-cost search: over bitsets with the blind estimate where the task is plain STRIPS
+    (it moves to the compiled A* once the kernels load, as A* does), else over engine states."""
+    from . import heuristics as H
+    from .search import best_first, strips
+
+    if view is None:
+        return best_first(task, None, planner=planner, symmetry=orbits, **limits)
+    h = H.make(task, "blind")
+    return strips.best_first(view, h.from_bits, begin, planner=planner, heuristic_name=None, compiled=h.compiled_tables,
+                             time_limit=limits["time_limit"], memory_limit=limits["memory_limit"])
+
+
 def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, symmetry) -> PlanResult:
     from . import heuristics as H
     from .search import best_first, breadth_first, unit_costs
@@ -83,11 +96,11 @@ def _solve(task, planner, heuristic, weight, time_limit, memory_limit, start, sy
             if view is not None:
                 return strips.bfs(view, begin, time_limit, memory_limit)
             return breadth_first(task, **limits)
-        result = best_first(task, None, planner="bfs", symmetry=orbits, **limits)  # uniform-cost: optimal for any costs
+        result = _uniform_cost(task, view, begin, "bfs", orbits, limits)  # optimal for any costs
         result.reason = "action costs differ: ran uniform-cost search"
         return result
     if planner == "ucs":
-        return best_first(task, None, planner="ucs", symmetry=orbits, **limits)
+        return _uniform_cost(task, view, begin, "ucs", orbits, limits)
     if planner == "prove":
         from .search.layered import prove
 

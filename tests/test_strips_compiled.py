@@ -3,7 +3,7 @@ what the interpreted strips.bfs finds: the same status, plan, cost and counts of
 generated states, from the start, after a hand-over in the middle of a layer, for goals drawn
 from random walks (negative goal facts too) and for unreachable goals (the whole space expanded).
 The compiled A* (_compiled_astar.py) likewise against strips.best_first with the same compiled
-h_max and LM-cut, handed over at the first check, and lazy GBFS with the compiled successor
+h_max, LM-cut and blind estimate (uniform-cost search, with random action costs), handed over at the first check, and lazy GBFS with the compiled successor
 walk (strips_compiled.lazy) against strips.lazy_greedy. Ops are given random negative
 preconditions (no shipped STRIPS world has one).
 """
@@ -146,7 +146,7 @@ def _astar(view, task, heuristic, monkeypatch, compiled_search, after=0):
     if compiled_search:
         monkeypatch.setattr(limits.Limits, "PACE_MAX", 1)  # hand over at the first check
         real = strips_compiled.astar
-        monkeypatch.setattr(strips_compiled, "astar", lambda *args: handed.append(1) or real(*args))
+        monkeypatch.setattr(strips_compiled, "astar", lambda *args, **kw: handed.append(1) or real(*args, **kw))
     else:
         monkeypatch.setattr(strips, "_kernels_loaded", lambda: False)
     r = strips.best_first(view, h.from_bits, task.initial_state(), heuristic_name=h.name,
@@ -158,7 +158,7 @@ def _astar(view, task, heuristic, monkeypatch, compiled_search, after=0):
     return r.status, r.plan, r.cost, r.expanded, r.generated
 
 
-@pytest.mark.parametrize("heuristic", ["hmax", "lmcut"])
+@pytest.mark.parametrize("heuristic", ["hmax", "lmcut", "blind"])
 @pytest.mark.parametrize("world", WORLDS)
 def test_astar_same_search(world, heuristic, monkeypatch):
     task, view = _view(world)
@@ -183,6 +183,25 @@ def test_astar_negative_preconditions_and_other_goals(world, heuristic, seed):
                                                         neg=0))
     with pytest.MonkeyPatch.context() as mp:
         assert _astar(view, task, heuristic, mp, True) == _astar(view, task, heuristic, mp, False)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(world=st.sampled_from(WORLDS), seed=st.integers(0, 10**6))
+def test_uniform_cost_search_with_action_costs(world, seed):
+    """The blind estimate turns the compiled A* into uniform-cost search (`ucs`, and `bfs` where
+    costs differ): with random whole costs of 1 to 5 it must expand what strips.best_first does."""
+    task, view = _view(world)
+    rng = random.Random(seed)
+    ops = []
+    for op in view.ops:
+        op = copy.copy(op)
+        op.cost = rng.randint(1, 5)
+        ops.append(op)
+    view = strips.StripsView(task, ops, SimpleNamespace(pos=view.goal_pos, neg=view.goal_neg))
+    with pytest.MonkeyPatch.context() as mp:
+        found = _astar(view, task, "blind", mp, True)
+        assert found == _astar(view, task, "blind", mp, False)
+    assert found[0] == "solved-optimal" and found[2] >= len(found[1])
 
 
 def test_astar_unreachable_goal(monkeypatch):

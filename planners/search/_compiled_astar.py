@@ -1,4 +1,4 @@
-"""The numba-compiled body of A* with h_max or LM-cut over packed fact words (strips_compiled.py
+"""The numba-compiled body of A* with h_max, LM-cut or the blind estimate over packed fact words (strips_compiled.py
 prepares its arrays and drives it): importing this module imports numba, so only
 heuristics/kernels.kernels() imports it, with the heuristics' kernels.
 
@@ -14,7 +14,8 @@ the open list is a binary heap ordered by (f, h, push counter) as heapq orders s
 tuples (the counter is unique, so the order of pops is the same), and the successors come in the
 successor tree's order (as _compiled_bfs.py walks it). h_max and LM-cut are the kernels of
 heuristics/_compiled.py, given the state's words as bytes; a bucket table that is too short
-is doubled here and handed back.
+is doubled here and handed back. The blind estimate (`which` 2: 0 at a goal, else the cheapest
+action's cost) makes it uniform-cost search, what blind search is where action costs differ.
 """
 from __future__ import annotations
 
@@ -177,7 +178,14 @@ def astar(states, parent, via, gval, table, heap, counters, neg, has_neg, keep, 
                     gval[n] = NO_G
                     table[slot] = n
                     n += 1
-                h2, head = _estimate(which, block, head, states[j], empty)
+                if which == 2:  # blind: 0 at a goal, else the cheapest action's cost (block[0])
+                    h2 = 0
+                    for w in range(words):
+                        if (t[w] & goal_pos[w]) != goal_pos[w] or (t[w] & goal_neg[w]) != _ZERO:
+                            h2 = block[0]
+                            break
+                else:
+                    h2, head = _estimate(which, block, head, states[j], empty)
                 evaluated += 1
                 if h2 < 0:
                     continue

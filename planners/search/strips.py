@@ -234,7 +234,7 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
     heappop, heappush, exceeded, pace, inf = heapq.heappop, heapq.heappush, limits.exceeded, limits.pace, math.inf
     get_g = best_g.get
     countdown = 1
-    if compiled is not None and (planner != "astar" or not optimal or weight != 1 or greedy):
+    if compiled is not None and (planner not in ("astar", "ucs", "bfs") or not optimal or weight != 1 or greedy):
         compiled = None
 
     def stopped(stop, f):
@@ -257,7 +257,8 @@ def best_first(view: StripsView, h, start, weight=1.0, greedy=False, planner="as
                     from . import strips_compiled
 
                     return strips_compiled.astar(view, _bfs_kernel(), tables[0], tables[1], heap, best_g, parents,
-                                                 counter, expanded, generated, limits, _result, heuristic_name)
+                                                 counter, expanded, generated, limits, _result, heuristic_name,
+                                                 planner=planner)
         if s & gpos == gpos and not s & gneg:
             bound = None if optimal else (weight if admissible and not greedy else None)
             return _result(view, SOLVED_OPTIMAL if optimal else SOLVED_SATISFICING, planner, parents, s, expanded, generated,

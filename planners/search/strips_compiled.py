@@ -136,8 +136,8 @@ def search(view, kernel, parents, next_index, expanded, generated, limits, resul
 
 
 def astar(view, kernel, tables, which, heap, best_g, parents, counter, expanded, generated, limits, result,
-          heuristic_name):
-    """A* (weight 1) with the compiled h_max (`which` 0) or LM-cut (1) over `tables`
+          heuristic_name, planner="astar"):
+    """A* (weight 1) with the compiled h_max (`which` 0), LM-cut (1) or blind estimate (2) over `tables`
     (heuristics/kernels.Tables), carrying on from strips.best_first's heap (its tuples), best_g
     and parents (same keys, same order) and counts. Every state is expanded as strips.best_first
     would: the same plan, counts and status."""
@@ -153,7 +153,7 @@ def astar(view, kernel, tables, which, heap, best_g, parents, counter, expanded,
     f = heap[0][0] if heap else 0
 
     def stopped(stop):
-        return result(view, _stopped(stop), "astar", {}, None, expanded, generated, limits, None,
+        return result(view, _stopped(stop), planner, {}, None, expanded, generated, limits, None,
                       heuristic=heuristic_name, lower_bound=float(f))
     if isinstance(carried, str):
         return stopped(carried)
@@ -184,10 +184,10 @@ def astar(view, kernel, tables, which, heap, best_g, parents, counter, expanded,
         n, size, _, expanded, generated, f = (int(c) for c in counters)
         if found >= 0:
             chain, bits = _chain(p, states, parent, via, found)
-            return result(view, SOLVED_OPTIMAL, "astar", chain, bits, expanded, generated, limits, None,
+            return result(view, SOLVED_OPTIMAL, planner, chain, bits, expanded, generated, limits, None,
                           heuristic=heuristic_name, bound=None)
         if found == -2:
-            return result(view, UNSOLVABLE_PROVEN, "astar", {}, None, expanded, generated, limits, None,
+            return result(view, UNSOLVABLE_PROVEN, planner, {}, None, expanded, generated, limits, None,
                           heuristic=heuristic_name)
         if found == -3:
             while n + room > cap:
