@@ -90,3 +90,48 @@ def test_a_run_saved_after_every_task_resumes_and_merges(tmp_path, monkeypatch, 
     assert bench.main(["--domains", "blocksworld", "--tasks", "1", "--time", "5", "--json", str(other), "--quiet"]) == 0
     assert bench.main(["--summarise", str(out), str(other)]) == 2
     assert "different limits" in capsys.readouterr().err
+
+
+def test_repeats_run_only_what_either_side_solved_and_combine_by_majority_and_median(tmp_path, monkeypatch, capsys):
+    """A repeat runs only the pairs someone solved in the first run (both-unsolved pairs cost two
+    limits for nothing to measure); the summary of repeats counts a side as solving a pair when
+    it did in most runs, with the median CPU of its solving runs."""
+    calls, plans = [], {}
+
+    def fake(side):
+        def run(task, config, seconds, memory_mb):
+            calls.append((side, task["name"], config))
+            status, cpu = plans[(side, task["name"], config)].pop(0)
+            return dict(_run(status, 3 if status.startswith("solved") else None, 100, cpu), total_cpu=cpu)
+        return run
+    monkeypatch.setattr(bench, "run_ours", fake("ours"))
+    monkeypatch.setattr(bench, "run_fd", fake("fd"))
+    monkeypatch.setattr("groundplan.planners.fast_downward.driver", lambda: "fd")
+    # prob01: both solve in every run, CPU 1, 3, 2 (ours) and 1 (FD); prob02: ours times out in
+    # run 1 but solves in runs 2 and 3 (a majority); prob03: nobody solves it, never repeated
+    plans.update({("ours", "prob01.pddl", "optimal"): [("solved-optimal", 1.0), ("solved-optimal", 3.0), ("solved-optimal", 2.0)],
+                  ("fd", "prob01.pddl", "optimal"): [("solved-optimal", 1.0)] * 3,
+                  ("ours", "prob02.pddl", "optimal"): [("timeout", 60.0), ("solved-optimal", 50.0), ("solved-optimal", 58.0)],
+                  ("fd", "prob02.pddl", "optimal"): [("solved-optimal", 5.0)] * 3,
+                  ("ours", "prob03.pddl", "optimal"): [("timeout", 60.0)],
+                  ("fd", "prob03.pddl", "optimal"): [("timeout", 60.0)]})
+    runs = [tmp_path / f"run{i}.json" for i in (1, 2, 3)]
+    common = ["--domains", "gripper", "--tasks", "3", "--configs", "optimal", "--quiet"]
+    assert bench.main(common + ["--json", str(runs[0])]) == 0
+    assert len(calls) == 6
+    for run in runs[1:]:
+        calls.clear()
+        assert bench.main(common + ["--json", str(run), "--repeat-solved", str(runs[0])]) == 0
+        assert sorted({name for _, name, _ in calls}) == ["prob01.pddl", "prob02.pddl"]
+    capsys.readouterr()
+    assert bench.main(["--summarise", *map(str, runs), "--configs", "optimal", "--repeats"]) == 0
+    out = capsys.readouterr()
+    assert "optimal coverage: groundplan 2 of 3, Fast Downward 2" in out.out
+    assert "1 to 3" in out.err
+    records = bench.load_records(runs, repeats=True)
+    mine = bench.combine_repeats(records[("classic-gripper", "prob01.pddl")]["optimal"])["ours"]
+    assert mine["search_cpu"] == 2.0 and mine["solved_runs"] == 3
+    late = bench.combine_repeats(records[("classic-gripper", "prob02.pddl")]["optimal"])["ours"]
+    assert late["solved_runs"] == 2 and late["search_cpu"] == 54.0
+    # without --repeats the files are pieces: the last run's prob02 stands alone
+    assert bench.main(["--summarise", *map(str, runs), "--configs", "optimal"]) == 0

@@ -3,7 +3,8 @@
     pip install -e '.[bench]'     # up-fast-downward (the Fast Downward binary)
     python evals/bench/ipc_coverage.py ../shared/data/ipc [--time 60] [--memory 4096]
            [--domains depot satellite ...] [--tasks N] [--configs optimal satisficing] [--json out.json [--resume]]
-    python evals/bench/ipc_coverage.py --summarise run1.json run2.json ...
+           [--repeat-solved run1.json ...]
+    python evals/bench/ipc_coverage.py --summarise run1.json run2.json ... [--repeats]
 
 Why: the figures that say whether groundplan's search core is fast enough are coverage under the
 same limits as Fast Downward, not speed on a handful of small tasks. For every task of the IPC
@@ -34,6 +35,14 @@ A full run takes hours (every unsolved task costs the limit twice per config), s
 to a killed run: `--json F` is rewritten after every task, `--resume` skips the (task, config)
 pairs F already holds under the same limits, and `--summarise F G ...` prints the summary of
 several such files (runs of different domains in parallel processes, or a run in pieces).
+
+Medians of repeated runs: both planners are deterministic (the same expansions every run), so a
+repeat only re-measures CPU time and whether a task ends within the limit. `--repeat-solved F ...`
+runs only the (task, config) pairs that either side solved in the runs F (the pairs both sides
+left unsolved at the limit cost two limits each and made up 93% of a full run's time); and
+`--summarise ... --repeats` reads the same pair in several files as repeats, not as later
+pieces: a side counts as solving it when it did in more than half of the runs that hold the
+pair, and its CPU seconds are the median over the runs it solved.
 """
 from __future__ import annotations
 
@@ -222,7 +231,7 @@ def summarise(records: list[dict], configs: list[str]) -> tuple[dict, list[str]]
                                      ratio_tasks=len(ratios),
                                      median_rate_ratio=statistics.median(ratios) if ratios else None)
             if config == "optimal":
-                for r in rows:
+                for r in (r for r in rows if config in r):
                     a, b = r[config]["ours"], r[config]["fd"]
                     if solved(a) and solved(b) and abs(a["cost"] - b["cost"]) > 1e-6:
                         bugs.append(f"{domain}/{r['name']}: optimal cost {a['cost']:g} (ours) vs {b['cost']:g} (Fast Downward)")
@@ -273,13 +282,17 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="skip the tasks and configs the --json file already holds")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="JSON",
                         help="print the summary of these runs' JSON files together, run nothing")
+    parser.add_argument("--repeats", action="store_true",
+                        help="with --summarise: the files are repeated runs of the same tasks (majority and medians)")
+    parser.add_argument("--repeat-solved", nargs="+", default=None, metavar="JSON",
+                        help="run only the (task, config) pairs that either side solved in these runs")
     parser.add_argument("--quiet", action="store_true", help="no line per task")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
         return worker_main(args.worker)
     if args.summarise:
-        return summarise_files(args.summarise, args.configs)
+        return summarise_files(args.summarise, args.configs, args.repeats)
     if args.resume and not args.json:
         parser.error("--resume needs --json FILE (the run to continue)")
     from groundplan.planners.fast_downward import driver
@@ -294,11 +307,12 @@ def main(argv=None) -> int:
     tasks = task_list(ipc, args.domains, args.tasks)
     log = sys.stderr if args.json == "-" else sys.stdout
     done = load_records([Path(args.json)], args.time, args.memory) if args.resume and args.json != "-" else {}
+    wanted = solved_pairs([Path(p) for p in args.repeat_solved], args.time, args.memory) if args.repeat_solved else None
     records = []
     for t in tasks:
         record = done.get((t["domain"], t["name"]), dict(domain=t["domain"], name=t["name"]))
         for config in args.configs:
-            if config in record:
+            if config in record or (wanted is not None and (t["domain"], t["name"], config) not in wanted):
                 continue
             ours = run_ours(t, config, args.time, args.memory)
             fd = run_fd(t, config, args.time, args.memory)
@@ -310,6 +324,8 @@ def main(argv=None) -> int:
                     return f"{r['status']} ({r.get('message', '')[:60]})" if r["status"] in ("import-error", "crash", "error") else r["status"]
                 print(f"{t['domain'] + '/' + t['name']:56} {config[:3]}  ours: {show(ours):42} fd: {show(fd)}", file=log,
                       flush=True)
+        if not any(c in record for c in CONFIGS):
+            continue  # nothing to repeat here
         records.append(record)
         if args.json and args.json != "-":
             save(Path(args.json), args.time, args.memory, records, args.configs)
@@ -339,8 +355,10 @@ def save(path: Path, seconds: float, memory_mb: int, records: list[dict], config
     os.replace(partial, path)
 
 
-def load_records(paths: list[Path], seconds: float | None = None, memory_mb: int | None = None) -> dict:
-    """(domain, task) -> record from earlier runs' JSON files; later files win a task's configs.
+def load_records(paths: list[Path], seconds: float | None = None, memory_mb: int | None = None,
+                 repeats: bool = False) -> dict:
+    """(domain, task) -> record from earlier runs' JSON files; later files win a task's configs, or
+    with `repeats` every file's run of a config is kept (a list, for combine_repeats).
     With `seconds`/`memory_mb`, a file run under other limits is refused: its results do not compare."""
     out: dict = {}
     for path in paths:
@@ -351,13 +369,41 @@ def load_records(paths: list[Path], seconds: float | None = None, memory_mb: int
             raise SystemExit(f"{path}: run with --time {data.get('time')} --memory {data.get('memory')}, "
                              f"not {seconds:g} and {memory_mb}: use another --json file or the same limits")
         for r in data["records"]:
-            out.setdefault((r["domain"], r["name"]), dict(domain=r["domain"], name=r["name"])).update(
-                {k: v for k, v in r.items() if k in CONFIGS})
+            record = out.setdefault((r["domain"], r["name"]), dict(domain=r["domain"], name=r["name"]))
+            for config in (k for k in r if k in CONFIGS):
+                if repeats:
+                    record.setdefault(config, []).append(r[config])
+                else:
+                    record[config] = r[config]
     return out
 
 
-def summarise_files(paths: list[str], configs: list[str]) -> int:
-    """The summary of several runs' JSON files together (each task counted once)."""
+def combine_repeats(runs: list[dict]) -> dict:
+    """One {ours, fd} from several runs of a (task, config): a side solved it when it did in more
+    than half of the runs; then its cost and expansions are those of a solving run (every run
+    expands the same states) and its CPU seconds the median over the solving runs."""
+    out = {}
+    for side in ("ours", "fd"):
+        rows = [run[side] for run in runs]
+        wins = [row for row in rows if solved(row)]
+        if 2 * len(wins) <= len(rows):
+            out[side] = dict(min((row for row in rows if not solved(row)), key=lambda row: row["status"]), runs=len(rows))
+            continue
+        out[side] = dict(wins[0], runs=len(rows), solved_runs=len(wins),
+                         search_cpu=statistics.median(row["search_cpu"] for row in wins),
+                         total_cpu=statistics.median(row.get("total_cpu") or 0.0 for row in wins))
+    return out
+
+
+def solved_pairs(paths: list[Path], seconds: float, memory_mb: int) -> set:
+    """The (domain, task, config) triples that either side solved in these runs."""
+    return {(domain, name, config) for (domain, name), record in load_records(paths, seconds, memory_mb).items()
+            for config in CONFIGS if config in record and (solved(record[config]["ours"]) or solved(record[config]["fd"]))}
+
+
+def summarise_files(paths: list[str], configs: list[str], repeats: bool = False) -> int:
+    """The summary of several runs' JSON files together: each task counted once, from the last file
+    that holds it, or with `repeats` from all of them (combine_repeats)."""
     files = [Path(p) for p in paths]
     missing = [str(p) for p in files if not p.is_file()]
     if missing:
@@ -367,7 +413,12 @@ def summarise_files(paths: list[str], configs: list[str]) -> int:
     if len(limits) > 1:
         print(f"these runs used different limits {sorted(limits)}: their coverage does not add up", file=sys.stderr)
         return 2
-    records = list(load_records(files).values())
+    records = list(load_records(files, repeats=repeats).values())
+    if repeats:
+        counts = [len(r[c]) for r in records for c in CONFIGS if c in r]
+        print(f"repeats per (task, config): {min(counts)} to {max(counts)}, {sum(n >= 3 for n in counts)} of "
+              f"{len(counts)} run at least 3 times", file=sys.stderr)
+        records = [dict(r, **{c: combine_repeats(r[c]) for c in CONFIGS if c in r}) for r in records]
     configs = [c for c in configs if any(c in r for r in records)]
     incomplete = [f"{r['domain']}/{r['name']}" for r in records if any(c not in r for c in configs)]
     if incomplete:
