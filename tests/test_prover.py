@@ -207,7 +207,7 @@ def test_operator_counting_is_a_registered_admissible_heuristic():
                                           ("async/07_onion_soup", 42), ("async/03_lettuce_tomato_fried_chicken_sandwich", 37)])
 def test_optima_proven_by_the_benchmark_are_stored_with_a_plan_of_that_cost(name, optimum):
     """Proofs too long for the suite (2.5 to 22 minutes each here): `python evals/bench/kitchen_optima.py
-    --match 07_` (or 04_, 03_) repeats them. The files must keep the proven cost and a plan achieving it."""
+    --match 07_` (or 03_; 04_ with --tick-rule all, the kitchen README says why) repeats them. The files must keep the proven cost and a plan achieving it."""
     import json
     stored = json.loads(open(f"domains/kitchen/tasks/{name}.json").read())["optimal"]
     assert stored["cost"] == optimum and "upper_bound" not in stored and "bounded-bfs" in stored["method"]
