@@ -39,7 +39,7 @@ several such files (runs of different domains in parallel processes, or a run in
 Medians of repeated runs: both planners are deterministic (the same expansions every run), so a
 repeat only re-measures CPU time and whether a task ends within the limit. `--repeat-solved F ...`
 runs only the (task, config) pairs that either side solved in the runs F (the pairs both sides
-left unsolved at the limit cost two limits each and made up 93% of a full run's time); and
+left unsolved at the limit cost two limits each and made up 82-93% of a full run's CPU time); and
 `--summarise ... --repeats` reads the same pair in several files as repeats, not as later
 pieces: a side counts as solving it when it did in more than half of the runs that hold the
 pair, and its CPU seconds are the median over the runs it solved.
