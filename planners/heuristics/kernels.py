@@ -115,11 +115,10 @@ def load_in_background() -> None:
 class Switch:
     """Decides, per heuristic, when to move from the Python path to the compiled one."""
 
-    __slots__ = ("began", "calls", "on")
+    __slots__ = ("began", "on")
 
     def __init__(self):
         self.began = None
-        self.calls = 0
         self.on = None  # None: undecided; True/False once decided
 
     def compiled(self) -> bool:
@@ -138,9 +137,10 @@ class Switch:
         if _state["failed"]:
             self.on = False
             return False
-        self.calls += 1
-        if self.calls & 63 or self.began == -1.0:
-            return False  # -1: asked for, loading on the loader thread
+        if self.began == -1.0:
+            return False  # asked for, loading on the loader thread
+        # the clock on every call (0.25 us): a call-count throttle (every 64th) let LM-cut on
+        # scanalyzer p07, 0.6 s per interpreted call, run 38 s before the switch looked at the time
         now = time.process_time()
         if self.began is None:
             self.began = now
