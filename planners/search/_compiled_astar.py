@@ -82,6 +82,14 @@ def _heap_pop(heap, size):
 
 
 @njit(cache=True, inline="always")
+def _is_goal(row, goal_pos, goal_neg, words):
+    for w in range(words):
+        if (row[w] & goal_pos[w]) != goal_pos[w] or (row[w] & goal_neg[w]) != _ZERO:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
 def _estimate(which, block, head, row, empty):
     """(h or -1 for a dead end, the bucket table, grown if it had to be)."""
     raw = row.view(np.uint8)
@@ -127,12 +135,7 @@ def astar(states, parent, via, gval, table, heap, counters, neg, has_neg, keep, 
             continue
         counters[5] = f
         s = states[si]
-        goal = True
-        for w in range(words):
-            if (s[w] & goal_pos[w]) != goal_pos[w] or (s[w] & goal_neg[w]) != _ZERO:
-                goal = False
-                break
-        if goal:
+        if _is_goal(s, goal_pos, goal_neg, words):
             result = si
             break
         expanded += 1
@@ -179,11 +182,7 @@ def astar(states, parent, via, gval, table, heap, counters, neg, has_neg, keep, 
                     table[slot] = n
                     n += 1
                 if which == 2:  # blind: 0 at a goal, else the cheapest action's cost (block[0])
-                    h2 = 0
-                    for w in range(words):
-                        if (t[w] & goal_pos[w]) != goal_pos[w] or (t[w] & goal_neg[w]) != _ZERO:
-                            h2 = block[0]
-                            break
+                    h2 = 0 if _is_goal(t, goal_pos, goal_neg, words) else block[0]
                 else:
                     h2, head = _estimate(which, block, head, states[j], empty)
                 evaluated += 1

@@ -17,17 +17,12 @@ costs no more. States keep their irrelevant facts, frozen at their initial value
 """
 from __future__ import annotations
 
+from groundplan.engine.compile import set_bits as _bits
+
 
 def changes(op_pre_pos: int, op_pre_neg: int, add: int, delete: int) -> int:
     """The facts an action can change in a state that satisfies its preconditions."""
     return (add & ~op_pre_pos) | (delete & ~add & ~op_pre_neg)
-
-
-def _bits(x: int):
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low
 
 
 def relevant_actions(actions, goal_pos: int, goal_neg: int) -> list:
